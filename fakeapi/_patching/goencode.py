@@ -1,0 +1,176 @@
+"""Go's ``encoding/json`` encoder, byte for byte, as the apiserver writes stored objects.
+
+A JSON patch ``test`` compares scalars by their bytes in this spelling, so it has to be exact
+(reference section 1.2): compact, map keys sorted, ``<`` ``>`` ``&`` written ``\\u003c`` ``\\u003e``
+``\\u0026``, U+2028/U+2029 escaped, other non-ASCII raw, ``\\b`` ``\\f`` short (Go >= 1.22), other
+control bytes ``\\u00xx``; int64 in decimal; float64 in the shortest form, ``'f'`` notation between
+1e-6 and 1e21 and ``'e'`` outside it with ``e-07`` cleaned to ``e-7`` (``floatEncoder.encode``).
+
+orjson does the heavy lifting; floats are the one thing it spells differently, so decoded floats are
+:class:`GoFloat` and reach :func:`_default`, which returns Go's spelling as an ``orjson.Fragment``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import orjson
+
+from fakeapi._patching.gofloat import GoFloat
+
+__all__ = ["GoFloat", "UnsupportedValueError", "compact", "compact_escape", "encode", "encode_string"]
+
+_HTML_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+_LINE_SEPARATOR = "\u2028".encode()
+_PARAGRAPH_SEPARATOR = "\u2029".encode()
+_OUTSIDE_STRING_SPACE = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|[ \t\r\n]+', re.S)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class UnsupportedValueError(ValueError):
+    """``json.UnsupportedValueError``: NaN and infinities have no JSON spelling."""
+
+
+def format_float(value: float) -> str:
+    """Go's spelling of a float64 (``floatEncoder.encode`` with bits=64)."""
+    if math.isnan(value) or math.isinf(value):
+        raise UnsupportedValueError(f"json: unsupported value: {_go_special(value)}")
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    text = repr(float(value))
+    magnitude = abs(value)
+    if magnitude < 1e-6 or magnitude >= 1e21:
+        # repr uses exponent notation throughout this range, with Go's digits and exponent sign.
+        mantissa, _, exponent = text.partition("e")
+        sign = exponent[0]
+        digits = exponent[1:].lstrip("0") or "0"
+        if sign == "-" and len(digits) == 1:
+            return f"{mantissa}e-{digits}"
+        return f"{mantissa}e{sign}{digits.zfill(2)}"
+    return _fixed_notation(text)
+
+
+def _go_special(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    return "+Inf" if value > 0 else "-Inf"
+
+
+def _fixed_notation(shortest: str) -> str:
+    """Write repr's shortest digits without an exponent and without a trailing ``.0``."""
+    negative = shortest.startswith("-")
+    body = shortest[1:] if negative else shortest
+    mantissa, _, exponent = body.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    point = len(whole) + (int(exponent) if exponent else 0)
+    if not digits:
+        return "-0" if negative else "0"
+    leading_zeros = len(whole + fraction) - len((whole + fraction).lstrip("0"))
+    point -= leading_zeros
+    digits = digits.rstrip("0") or "0"
+    if point <= 0:
+        out = "0." + "0" * (-point) + digits
+    elif point >= len(digits):
+        out = digits + "0" * (point - len(digits))
+    else:
+        out = digits[:point] + "." + digits[point:]
+    return ("-" + out) if negative else out
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, float):
+        return orjson.Fragment(format_float(value))
+    raise TypeError(f"json: unsupported type: {type(value).__name__}")
+
+
+def _escape_html(encoded: bytes) -> bytes:
+    # These bytes occur only inside strings: JSON punctuation, numbers and literals never hold them.
+    for raw, escaped in _HTML_ESCAPES:
+        if raw in encoded:
+            encoded = encoded.replace(raw, escaped)
+    if b"\xe2\x80" in encoded:
+        encoded = encoded.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
+    return encoded
+
+
+def encode(value: Any) -> bytes:
+    """The bytes Go's ``json.Marshal`` writes for a decoded value (no trailing newline).
+
+    Floats must be :class:`GoFloat` (everything :mod:`fakeapi._patching.godecode` returns is);
+    :func:`fakeapi._patching.godecode.normalize` converts plain Python values.
+    """
+    try:
+        encoded = orjson.dumps(value, default=_default, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError as error:
+        if isinstance(error.__cause__, UnsupportedValueError):
+            raise error.__cause__ from None
+        # Deeper than orjson's limit, or strings holding lone surrogates: Go has no limit there.
+        return b"".join(_encode_slowly(value))
+    return _escape_html(encoded)
+
+
+def encode_string(text: str) -> bytes:
+    """Go's spelling of one string, quotes included."""
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub("\ufffd", text)
+    return _escape_html(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+
+
+def _encode_slowly(value: Any) -> list[bytes]:
+    """An iterative encoder for what orjson refuses; the output is the same as :func:`encode`'s."""
+    out: list[bytes] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bytes):
+            out.append(item)
+        elif item is None:
+            out.append(b"null")
+        elif item is True:
+            out.append(b"true")
+        elif item is False:
+            out.append(b"false")
+        elif isinstance(item, str):
+            out.append(encode_string(item))
+        elif isinstance(item, int):
+            out.append(str(item).encode())
+        elif isinstance(item, float):
+            out.append(format_float(item).encode())
+        elif isinstance(item, dict):
+            sequence: list[Any] = [b"{"]
+            for index, key in enumerate(sorted(item)):
+                if index:
+                    sequence.append(b",")
+                sequence.append(encode_string(key) + b":")
+                sequence.append(item[key])
+            sequence.append(b"}")
+            stack.extend(reversed(sequence))
+        elif isinstance(item, list):
+            sequence = [b"["]
+            for index, element in enumerate(item):
+                if index:
+                    sequence.append(b",")
+                sequence.append(element)
+            sequence.append(b"]")
+            stack.extend(reversed(sequence))
+        else:
+            raise TypeError(f"json: unsupported type: {type(item).__name__}")
+    return out
+
+
+def compact(raw: bytes) -> bytes:
+    """``json.Compact``: drop insignificant whitespace, change nothing else."""
+    if raw[:1] not in (b"{", b"["):
+        return raw  # a scalar, and a string keeps every byte
+    if b" " in raw or b"\n" in raw or b"\t" in raw or b"\r" in raw:
+        return _OUTSIDE_STRING_SPACE.sub(lambda match: match.group(1) or b"", raw)
+    return raw
+
+
+def compact_escape(raw: bytes) -> bytes:
+    """What ``json.Marshal`` makes of a ``json.RawMessage``: compacted, then HTML-escaped."""
+    return _escape_html(compact(raw))

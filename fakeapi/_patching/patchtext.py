@@ -1,0 +1,83 @@
+"""A patch request body: its bytes, its decoded value, and where each value sits in the bytes.
+
+json-patch compares the bytes a client sent, so the engine must know them; decoding is done by
+orjson and the bytes are looked up only when a ``test`` or ``copy`` needs them. In most bodies
+there is no ``\\u`` escape and no ``\\/``: then a string has exactly one possible spelling, the one
+``json.dumps(s, ensure_ascii=False)`` writes, and every integer but zero has one too, so those bytes
+follow from the decoded value without reading the body again. Otherwise one pass
+(:class:`~fakeapi._patching.rawtext.SpanIndex`) finds every span.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fakeapi._patching.godecode import GoNumberRangeError, decode
+from fakeapi._patching.rawtext import SpanIndex, first_value_start
+
+__all__ = ["UNDECODED", "PatchText"]
+
+UNDECODED: Any = object()
+"""The body holds a number no float64 can hold: only its bytes are known, not its value."""
+
+
+def _is_utf8(buf: bytes) -> bool:
+    if buf.isascii():
+        return True
+    try:
+        buf.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class PatchText:
+    """One request body, decoded once, indexed on demand."""
+
+    __slots__ = ("_index", "buf", "no_unicode_escapes", "one_spelling", "root_start", "value")
+
+    def __init__(self, buf: bytes, value: Any = UNDECODED, *, decoded: bool = False) -> None:
+        """``value`` is the decoded body when the caller has it; ``decoded=True`` says it is final."""
+        self.buf = buf
+        if not decoded:
+            try:
+                value = decode(buf)
+            except GoNumberRangeError:
+                value = UNDECODED
+        self.value = value
+        self.no_unicode_escapes = b"\\u" not in buf
+        # Valid UTF-8 (orjson refuses anything else), no \\u escape, no \\/: one spelling per string.
+        self.one_spelling = self.no_unicode_escapes and b"\\/" not in buf and _is_utf8(buf)
+        self.root_start = first_value_start(buf)
+        self._index: SpanIndex | None = None
+
+    @property
+    def index(self) -> SpanIndex:
+        if self._index is None:
+            self._index = SpanIndex(self.buf)
+        return self._index
+
+    def literal_spelling(self, value: Any) -> bytes | None:
+        """The bytes of a scalar when the decoded value alone determines them, else None."""
+        if not self.one_spelling:
+            return None
+        if isinstance(value, str):
+            return json.dumps(value, ensure_ascii=False).encode("utf-8")
+        if value is True:
+            return b"true"
+        if value is False:
+            return b"false"
+        if type(value) is int and value != 0:
+            return str(value).encode()
+        return None
+
+    def members(self, start: int) -> dict[str | None, tuple[int, int]]:
+        """The spans of a container's children by key (index for arrays); a repeated key keeps its last."""
+        children = self.index.children[start]
+        if children and children[0][0] is None:
+            return {index: (child_start, child_end) for index, (_, child_start, child_end) in enumerate(children)}  # type: ignore[misc]
+        return {key: (child_start, child_end) for key, child_start, child_end in children}
+
+    def elements(self, start: int) -> list[tuple[int, int]]:
+        return [(child_start, child_end) for _, child_start, child_end in self.index.children.get(start, [])]

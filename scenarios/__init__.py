@@ -1,0 +1,1 @@
+"""scenarios: run operator ticks against fakeapi under controlled interleavings and faults."""
