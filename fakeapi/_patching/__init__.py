@@ -7,7 +7,7 @@ applies it (:mod:`.jsonpatch`), merge patch (:mod:`.mergepatch`), the handler's 
 
 from fakeapi._patching.diagnosis import SpellingDiagnosis, diagnose_failed_test
 from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
-from fakeapi._patching.goencode import GoFloat, encode, encode_string
+from fakeapi._patching.goencode import GoFloat, encode, encode_in_order, encode_string
 from fakeapi._patching.goscanner import GoSyntaxError
 from fakeapi._patching.jsonpatch import JSONPatch, PatchOutcome, apply_patch, decode_patch
 from fakeapi._patching.lazynode import GoError, GoPanic
@@ -35,6 +35,7 @@ __all__ = [
     "decode_patch",
     "diagnose_failed_test",
     "encode",
+    "encode_in_order",
     "encode_string",
     "merge_patch",
     "normalize",

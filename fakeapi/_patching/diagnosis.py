@@ -96,17 +96,17 @@ def _first_differing_scalar(path: str, actual: Node, expected: Node) -> tuple[st
             continue
         if mine.which == DOC:
             theirs.try_doc()
-            their_children = dict(theirs.children()) if theirs.which == DOC else {}
+            their_members = dict(theirs.members()) if theirs.which == DOC else {}
             children = [
-                (f"{here}/{_escape(str(key))}", child, their_children.get(key))
-                for key, child in sorted(mine.children(), key=lambda pair: str(pair[0]))
+                (f"{here}/{_escape(key)}", child, their_members.get(key))
+                for key, child in sorted(mine.members(), key=lambda member: member[0])
             ]
         else:
             theirs.try_ary()
-            their_items = [child for _, child in theirs.children()] if theirs.which == ARY else []
+            their_items = theirs.elements() if theirs.which == ARY else []
             children = [
                 (f"{here}/{index}", child, other)
-                for (index, child), other in zip(mine.children(), their_items, strict=False)
+                for index, (child, other) in enumerate(zip(mine.elements(), their_items, strict=False))
             ]
         pending.extend((p, a, b) for p, a, b in reversed(children) if a is not None and b is not None)
     return None

@@ -87,9 +87,8 @@ def normalize(value: Any) -> Any:
                     container[key] = _as_go_float(item)
             elif isinstance(item, (dict, list)):
                 pending.append(item)
-            elif isinstance(item, int) and not isinstance(item, bool):
-                if not (_INT64_MIN <= item <= _INT64_MAX):
-                    container[key] = GoFloat(item)
+            elif isinstance(item, int) and not isinstance(item, bool) and not (_INT64_MIN <= item <= _INT64_MAX):
+                container[key] = GoFloat(item)
     return value
 
 

@@ -21,7 +21,15 @@ import orjson
 
 from fakeapi._patching.gofloat import GoFloat
 
-__all__ = ["GoFloat", "UnsupportedValueError", "compact", "compact_escape", "encode", "encode_string"]
+__all__ = [
+    "GoFloat",
+    "UnsupportedValueError",
+    "compact",
+    "compact_escape",
+    "encode",
+    "encode_in_order",
+    "encode_string",
+]
 
 _HTML_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
 _LINE_SEPARATOR = "\u2028".encode()
@@ -110,6 +118,17 @@ def encode(value: Any) -> bytes:
             raise error.__cause__ from None
         # Deeper than orjson's limit, or strings holding lone surrogates: Go has no limit there.
         return b"".join(_encode_slowly(value))
+    return _escape_html(encoded)
+
+
+def encode_in_order(value: Any) -> bytes:
+    """Like :func:`encode`, but maps keep the order they were built in: a typed Go struct's field order."""
+    try:
+        encoded = orjson.dumps(value, default=_default)
+    except orjson.JSONEncodeError as error:
+        if isinstance(error.__cause__, UnsupportedValueError):
+            raise error.__cause__ from None
+        raise
     return _escape_html(encoded)
 
 

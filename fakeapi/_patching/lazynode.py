@@ -196,7 +196,7 @@ class Node:
             return Node.from_stored(value)
         assert self._text is not None
         text = self._text
-        return Node.from_patch(value, text, lambda: text.members(self.span()[0])[key])
+        return Node.from_patch(value, text, lambda: text.members(self.span()[0])[key])  # type: ignore[index]
 
     def _convert_to_doc(self) -> bool:
         value = self.value
@@ -241,13 +241,15 @@ class Node:
         self.which = ARY
         return True
 
-    def children(self) -> list[tuple[str | int, Node | None]]:
-        """The children of a container node, each as a node (or None for a null)."""
-        if self.which == DOC:
-            doc = self.doc or {}
-            return [(key, _wrapped(doc, key)) for key in list(doc)]
+    def members(self) -> list[tuple[str, Node | None]]:
+        """The members of an object node, each as a node (or None for a null)."""
+        doc = self.doc or {}
+        return [(key, _wrapped(doc, key)) for key in list(doc)]
+
+    def elements(self) -> list[Node | None]:
+        """The elements of an array node, each as a node (or None for a null)."""
         items = self.ary or []
-        return [(index, _wrapped(items, index)) for index in range(len(items))]
+        return [_wrapped(items, index) for index in range(len(items))]
 
     def try_doc(self) -> bool:
         return self._convert_to_doc()
@@ -347,7 +349,7 @@ def _wrapped(container: Any, key: Any) -> Node | None:
     """The child at ``key`` as a node: a plain stored value is wrapped on first touch."""
     item = container[key]
     if item is None or item.__class__ is Node:
-        return item  # type: ignore[no-any-return]
+        return item
     node = Node.from_container(item) if isinstance(item, (dict, list)) else Node.from_stored(item)
     container[key] = node
     return node
@@ -409,7 +411,8 @@ def equal(node: Node | None, other: Node | None) -> bool:
     their_items = other.ary or []
     if len(mine_items) != len(their_items):
         return False
-    for index in range(len(mine_items)):
+    # A loop, not all(generator): the recursion must stay Python-to-Python (see deep_recursion).
+    for index in range(len(mine_items)):  # noqa: SIM110
         if not equal(_wrapped(mine_items, index), _wrapped(their_items, index)):
             return False
     return True

@@ -92,7 +92,7 @@ def _merge(current: Node, patch: Node) -> Node:
 
 
 def _merge_docs(doc: Node, patch: Node) -> None:
-    for key, value in patch.children():
+    for key, value in patch.members():
         if value is None:
             if doc.doc is not None:
                 doc.doc.pop(key, None)
@@ -113,14 +113,14 @@ def _prune_nulls(node: Node) -> None:
 
 
 def _prune_doc_nulls(node: Node) -> None:
-    for key, value in node.children():
-        if value is None:
-            del node.doc[key]  # type: ignore[union-attr]
-        else:
+    for key, value in node.members():
+        if value is not None:
             _prune_nulls(value)
+        elif node.doc is not None:
+            del node.doc[key]
 
 
 def _prune_array_nulls(node: Node) -> None:
-    for _index, value in node.children():
+    for value in node.elements():
         if value is not None:
             _prune_nulls(value)

@@ -14,11 +14,10 @@ no object in it repeats a key; otherwise the raw text is walked.
 
 from __future__ import annotations
 
-import re
-
-import orjson
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from fakeapi._patching.godecode import GoNumberRangeError, go_number
 from fakeapi._patching.gostrconv import quote

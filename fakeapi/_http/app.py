@@ -1,0 +1,297 @@
+"""The aiohttp application: routing as the apiserver's handler chain routes, and the journal.
+
+A path inside a built-in group-version that names no resource, or a method that resource does not
+take, gets the JSON Status the go-restful container writes (404 ``the server could not find the
+requested resource``, 405 ``the server does not allow this method on the requested resource``);
+anything else nobody claims (unknown groups, versions, custom resources, non-API paths) falls
+through to Go's plain-text ``404 page not found`` (research notes section 6). Every request is
+journaled with its answer; an unexpected exception is a 500 Status and is remembered, so the
+pytest plugin can fail the test that caused it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from fakeapi._http import discovery
+from fakeapi._http.context import GateRequest, ServerState
+from fakeapi._http.handlers import (
+    handle_create,
+    handle_delete,
+    handle_delete_collection,
+    handle_get,
+    handle_list,
+    handle_patch,
+    handle_update,
+)
+from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION
+from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
+from fakeapi._http.requestinfo import RequestInfo, parse_request_info
+from fakeapi._http.responses import error_response, object_response, wants_pretty
+from fakeapi._http.scale import handle_scale
+from fakeapi._http.watches import handle_watch
+from fakeapi._state.journal import JournalEntry
+from fakeapi._state.resources import BUILTIN_TYPES, ResourceType
+from fakeapi.errors import APIError
+
+__all__ = ["STATE", "build_app"]
+
+STATE: web.AppKey[ServerState] = web.AppKey("fakeapi_state", ServerState)
+_BUILTIN_GROUP_VERSIONS = {(t.group, t.version) for t in BUILTIN_TYPES}
+_HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
+
+Handler = Callable[[web.Request, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
+
+
+def _plain_not_found() -> web.Response:
+    response = web.Response(status=404, text="404 page not found\n", content_type="text/plain")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _route_not_found() -> APIError:
+    return APIError.generic(404, "NotFound", "the server could not find the requested resource")
+
+
+def _method_not_allowed() -> APIError:
+    return APIError.generic(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+
+
+async def _non_resource(request: web.Request, state: ServerState, info: RequestInfo) -> web.StreamResponse | None:
+    path = request.path.rstrip("/") or "/"
+    registry = state.store.registry
+    if path == "/version":
+        return web.Response(body=discovery.version_info(), content_type="application/json")
+    if path in _HEALTH_PATHS:
+        return web.Response(text="ok", content_type="text/plain")
+    pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
+    if path == "/api":
+        return object_response(discovery.api_versions(state.server_address), pretty=pretty, ordered=True)
+    if path == "/apis":
+        return object_response(discovery.api_group_list(registry), pretty=pretty, ordered=True)
+    if path == "/openapi/v3":
+        return object_response(discovery.openapi_v3_index(registry), pretty=pretty)
+    if path.startswith("/openapi/v3/"):
+        key = path[len("/openapi/v3/") :].split("/")
+        group, version = (
+            ("", key[1]) if key[0] == "api" and len(key) == 2 else (key[1], key[2]) if len(key) == 3 else ("", "")
+        )
+        document = discovery.openapi_v3_document(registry, group, version) if version else None
+        return object_response(document, pretty=pretty) if document is not None else _plain_not_found()
+    parts = path.strip("/").split("/")
+    if parts[0] == "api" and len(parts) == 2:
+        listing = discovery.api_resource_list(registry, "", parts[1])
+        return object_response(listing, pretty=pretty, ordered=True) if listing else _plain_not_found()
+    if parts[0] == "apis" and len(parts) == 2:
+        api_group = discovery.api_group(registry, parts[1])
+        return object_response(api_group, pretty=pretty, ordered=True) if api_group else _plain_not_found()
+    if parts[0] == "apis" and len(parts) == 3:
+        listing = discovery.api_resource_list(registry, parts[1], parts[2])
+        return object_response(listing, pretty=pretty, ordered=True) if listing else _plain_not_found()
+    return None
+
+
+def _resolve_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
+    """The handler for a verb, or the error the apiserver answers for a verb it does not route."""
+    verb = info.verb
+    if info.subresource:
+        return _subresource_handler(info, rtype)
+    if verb in ("update", "patch") and not info.name:
+        if rtype.custom:
+            raise APIError.bad_request("name must be provided")
+        raise _method_not_allowed()
+    if verb == "create" and info.name and not rtype.custom:
+        raise _method_not_allowed()
+    allowed = set(rtype.verbs)
+    if verb not in allowed:
+        if rtype.custom:
+            raise APIError.method_not_supported(rtype.group_resource, verb)
+        raise _method_not_allowed()
+    return {
+        "get": handle_get,
+        "list": handle_list,
+        "watch": handle_watch,
+        "create": handle_create,
+        "update": handle_update,
+        "patch": handle_patch,
+        "delete": handle_delete,
+        "deletecollection": handle_delete_collection,
+    }[verb]
+
+
+def _subresource_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
+    subresource = info.subresource
+    if subresource == "status" and "status" in rtype.subresources:
+        handlers: dict[str, Handler] = {"get": handle_get, "update": handle_update, "patch": handle_patch}
+    elif subresource == "scale" and "scale" in rtype.subresources:
+        handlers = {"get": handle_scale, "update": handle_scale, "patch": handle_scale}
+    elif subresource == "finalize" and rtype.kind == "Namespace":
+        handlers = {"update": handle_update}
+    else:
+        raise APIError.not_found(rtype.group_resource, info.name)
+    if info.verb not in handlers:
+        raise APIError.method_not_supported(rtype.group_resource, info.verb)
+    return handlers[info.verb]
+
+
+async def dispatch(request: web.Request) -> web.StreamResponse:
+    state = request.app[STATE]
+    info = request[INFO]
+    non_resource = await _non_resource(request, state, info) if not info.is_resource_request else None
+    if non_resource is not None:
+        return non_resource
+    if not info.is_resource_request:
+        return _plain_not_found()
+    builtin_group_version = (info.group, info.version) in _BUILTIN_GROUP_VERSIONS
+    rtype = state.store.registry.resolve(info.group, info.version, info.resource)
+    if rtype is None:
+        if builtin_group_version:
+            raise _route_not_found()
+        return _plain_not_found()
+    has_namespace = bool(info.namespace) and not (rtype.kind == "Namespace" and info.resource == "namespaces")
+    if rtype.namespaced and not has_namespace and info.verb not in ("list", "watch"):
+        if rtype.custom:
+            return _plain_not_found()
+        raise (
+            _method_not_allowed()
+            if not info.name and info.verb in ("create", "deletecollection")
+            else _route_not_found()
+        )
+    if not rtype.namespaced and has_namespace:
+        if rtype.custom:
+            return _plain_not_found()
+        raise _route_not_found()
+    handler = _resolve_handler(info, rtype)
+    return await handler(request, state, info, rtype)
+
+
+def _actor(request: web.Request) -> str | None:
+    authorization = request.headers.get("Authorization", "")
+    if authorization.lower().startswith("bearer "):
+        return authorization[7:].strip() or None
+    return None
+
+
+@web.middleware
+async def journaling(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    state = request.app[STATE]
+    info = parse_request_info(request.method, request.path, request.query)
+    request[INFO] = info
+    entry = state.journal.begin(
+        method=request.method,
+        path=request.path,
+        query=request.query_string,
+        actor=_actor(request),
+        user_agent=request.headers.get("User-Agent", ""),
+        content_type=request.headers.get("Content-Type", ""),
+        body=b"",
+        verb=info.verb,
+        group=info.group,
+        version=info.version,
+        resource=info.resource,
+        subresource=info.subresource,
+        namespace=info.namespace,
+        name=info.name,
+    )
+    request[ENTRY] = entry
+    started = time.perf_counter()
+    pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
+    drop_response = False
+    if state.gate is not None and info.is_resource_request:
+        decision = await state.gate(
+            GateRequest(
+                actor=entry.actor,
+                method=request.method,
+                path=request.path,
+                query=request.query_string,
+                verb=info.verb,
+                group=info.group,
+                version=info.version,
+                resource=info.resource,
+                subresource=info.subresource,
+                namespace=info.namespace,
+                name=info.name,
+                sequence=entry.sequence,
+            )
+        )
+        if decision is not None:
+            if decision.drop_before:
+                entry.fault = "connection cut before commit"
+                _cut(request)
+                raise ConnectionResetError("request dropped by the gate")
+            if decision.fail_before is not None:
+                status = decision.fail_before
+                error = APIError(
+                    status.get("message", ""),
+                    reason=status.get("reason", ""),
+                    code=int(status.get("code", 500)),
+                    details=status.get("details"),
+                    retry_after=int(status.get("retryAfterSeconds", 0)),
+                )
+                entry.fault = f"failed before commit with {error.code}"
+                return _finish(entry, error_response(error, pretty=pretty), state)
+            if decision.stale_revision is not None:
+                request[STALE_REVISION] = decision.stale_revision
+                entry.fault = f"served stale at revision {decision.stale_revision}"
+            drop_response = decision.drop_response
+    entry.revision_before = state.store.revision
+    try:
+        response = await handler(request)
+    except APIError as error:
+        context = request.get(PATCH_CONTEXT)
+        warnings = context.warnings if context is not None else []
+        response = error_response(error, pretty=pretty, warnings=warnings)
+    except ApiserverPanic:
+        response = web.Response(status=500, text=PANIC_MESSAGE + "\n", content_type="text/plain")
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        state.errors.append(f"{request.method} {request.path_qs}: {traceback.format_exc()}")
+        response = error_response(APIError.internal(f"fakeapi internal error: {type(error).__name__}: {error}"))
+    context = request.get(PATCH_CONTEXT)
+    if context is not None:
+        entry.diagnoses = list(context.diagnoses)
+    entry.revision_after = state.store.revision
+    if drop_response:
+        entry.fault = "response lost after commit"
+        entry.status = response.status
+        _cut(request)
+        raise ConnectionResetError("response dropped by the gate")
+    response = _finish(entry, response, state)
+    if state.request_log is not None:
+        elapsed = (time.perf_counter() - started) * 1000
+        line = f"{request.method} {request.path_qs} {response.status} {elapsed:.1f}ms"
+        for diagnosis in entry.diagnoses:
+            line += f" | {diagnosis}"
+        state.request_log(line)
+    return response
+
+
+def _cut(request: web.Request) -> None:
+    transport = request.transport
+    if transport is not None:
+        transport.abort()
+
+
+def _finish(entry: JournalEntry, response: web.StreamResponse, state: ServerState) -> web.StreamResponse:
+    entry.status = response.status
+    if isinstance(response, web.Response) and response.body is not None and isinstance(response.body, bytes):
+        entry.response_body = response.body
+    entry.warnings = [value for key, value in response.headers.items() if key == "Warning"]
+    return response
+
+
+def build_app(state: ServerState) -> web.Application:
+    app = web.Application(
+        middlewares=[journaling], client_max_size=64 * 1024 * 1024, handler_args={"max_field_size": 65536}
+    )
+    app[STATE] = state
+    app.router.add_route("*", "/{tail:.*}", dispatch)
+    return app

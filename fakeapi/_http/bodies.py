@@ -1,0 +1,248 @@
+"""Decoding a create/update body the way the apiserver's codec does, with its 400 messages.
+
+The pipeline (``runtime/serializer/json``, ``customresource_handler.go``, ``handlers/rest.go``):
+YAML is converted to JSON; ``apiVersion`` and ``kind`` are read first (a failure there is
+``the object provided is unrecognized (must be of type Foo): <err> (<summary>)``); a missing kind
+is ``Object 'Kind' is missing in '<body>'``; then the whole body is decoded strictly (duplicate
+fields) and ``metadata`` as a typed ObjectMeta; a custom resource of this CRD is pruned to its
+schema and every dropped field is an ``unknown field "<path>"``. Under ``fieldValidation=Warn``
+(the default) strict problems become warnings; under ``Strict`` they are
+``Foo in version "v1" cannot be handled as a Foo: strict decoding error: ...``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
+from fakeapi._patching.goscanner import GoSyntaxError
+from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
+from fakeapi._state import schema
+from fakeapi._state.resources import ResourceType
+from fakeapi.errors import APIError
+
+__all__ = ["DecodedBody", "check_object_meta", "decode_object_body"]
+
+_SUMMARY_LENGTH = 30
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_STRING_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion")
+_TIME_FIELDS = ("creationTimestamp", "deletionTimestamp")
+_INT_FIELDS = ("generation", "deletionGracePeriodSeconds")
+_MAP_FIELDS = ("labels", "annotations")
+_KNOWN_META = set(_STRING_FIELDS) | set(_TIME_FIELDS) | set(_INT_FIELDS) | set(_MAP_FIELDS)
+_KNOWN_META |= {"finalizers", "ownerReferences", "managedFields"}
+_TYPE_WORDS = {dict: "object", list: "array", str: "string", bool: "bool"}
+
+
+@dataclass
+class DecodedBody:
+    obj: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _summary(body: bytes) -> str:
+    if not body:
+        return "<empty>"
+    head = body[:_SUMMARY_LENGTH]
+    more = " ..." if len(body) > _SUMMARY_LENGTH else ""
+    if body.startswith(b"{"):
+        return head.decode("utf-8", "replace") + more
+    return head.hex() + more
+
+
+def _kind_word(value: Any) -> str:
+    for python_type, word in _TYPE_WORDS.items():
+        if isinstance(value, python_type):
+            return word
+    return "number"
+
+
+def _unrecognized(rtype: ResourceType, problem: str, body: bytes) -> APIError:
+    return APIError.bad_request(
+        f"the object provided is unrecognized (must be of type {rtype.kind}): {problem} ({_summary(body)})"
+    )
+
+
+def _cannot_handle(rtype: ResourceType, kind: str, version: str, problem: str) -> APIError:
+    return APIError.bad_request(f'{kind} in version "{version}" cannot be handled as a {rtype.kind}: {problem}')
+
+
+def _yaml_to_json(body: bytes) -> bytes:
+    from fakeapi._patching.goencode import encode
+
+    try:
+        loaded = yaml.safe_load(body)
+    except yaml.YAMLError as error:
+        raise ValueError(f"error converting YAML to JSON: yaml: {error}") from None
+    return encode(normalize(loaded)) if loaded is not None else b"null"
+
+
+def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_validation: str) -> DecodedBody:
+    if media_type == "application/vnd.kubernetes.protobuf":
+        raise _unrecognized(rtype, "the body is protobuf, which fakeapi does not decode", body)
+    original = body
+    if media_type == "application/yaml":
+        try:
+            body = _yaml_to_json(body)
+        except ValueError as error:
+            raise _unrecognized(rtype, str(error), original) from None
+    try:
+        value = decode(body)
+    except GoSyntaxError as error:
+        raise _unrecognized(rtype, f"couldn't get version/kind; json parse error: {error}", original) from None
+    except GoNumberRangeError as error:
+        value = _decode_type_meta_only(rtype, body, original)
+        raise _cannot_handle(rtype, value.get("kind", ""), _version_of(value), str(error)) from None
+    if not isinstance(value, dict):
+        if value is None:
+            raise _unrecognized(rtype, f"Object 'Kind' is missing in '{body.decode('utf-8', 'replace')}'", original)
+        target = (
+            'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+        )
+        raise _unrecognized(
+            rtype,
+            f"couldn't get version/kind; json parse error: json: cannot unmarshal {_kind_word(value)} into Go value of type {target}",
+            original,
+        )
+    for key in ("apiVersion", "kind"):
+        if key in value and value[key] is not None and not isinstance(value[key], str):
+            raise _unrecognized(
+                rtype,
+                f"couldn't get version/kind; json parse error: json: cannot unmarshal {_kind_word(value[key])} "
+                f"into Go struct field .{key} of type string",
+                original,
+            )
+    api_version = value.get("apiVersion") or ""
+    if api_version.count("/") > 1:
+        raise _unrecognized(rtype, f"unexpected GroupVersion string: {api_version}", original)
+    kind = value.get("kind") or ""
+    if not kind:
+        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{body.decode('utf-8', 'replace')}'", original)
+    version = _version_of(value)
+    strict: list[str] = []
+    try:
+        strict.extend(predecode_merge_patch(body).strict_errors)
+    except PreDecodeError as error:
+        raise _cannot_handle(rtype, kind, version, str(error)) from None
+    value, unknown = check_object_meta(value, lambda problem: _cannot_handle(rtype, kind, version, problem))
+    strict.extend(unknown)
+    value, pruned, problem = coerce_custom_resource(rtype, value)
+    if problem is not None:
+        raise _cannot_handle(rtype, kind, version, problem)
+    strict.extend(pruned)
+    if strict and field_validation == "Strict":
+        raise _cannot_handle(rtype, kind, version, "strict decoding error: " + ", ".join(strict))
+    return DecodedBody(value, strict if field_validation == "Warn" else [])
+
+
+def coerce_custom_resource(rtype: ResourceType, value: dict[str, Any]) -> tuple[dict[str, Any], list[str], str | None]:
+    """The CR decoder's schema steps (``unstructuredSchemaCoercer.apply`` and the defaulter).
+
+    Only an object of this CRD's group and kind is touched: pruned to the schema (each dropped
+    field an ``unknown field`` strict error), non-nullable nulls dropped, defaults applied. Returns
+    the object, the strict errors, and the text of an embedded-resource coercion error, if any.
+    """
+    api_version = value.get("apiVersion") or ""
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    if not rtype.custom or value.get("kind") != rtype.kind or group != rtype.group:
+        return value, [], None
+    strict: list[str] = []
+    if not rtype.preserve_unknown_fields:
+        value, pruned = schema.prune(value, rtype.schema)
+        strict = [f'unknown field "{path}"' for path in pruned if not path.startswith("metadata.")]
+    problem = schema.embedded_coercion_error(value, rtype.schema)
+    if problem is not None:
+        return value, strict, f"{problem.field}: {problem.message}"
+    value = schema.drop_nulls_without_defaults(value, rtype.schema)
+    value = schema.apply_defaults(value, rtype.schema)
+    return value, strict, None
+
+
+def _version_of(value: dict[str, Any]) -> str:
+    api_version = value.get("apiVersion") or ""
+    return api_version.rsplit("/", 1)[-1] if isinstance(api_version, str) else ""
+
+
+def _decode_type_meta_only(rtype: ResourceType, body: bytes, original: bytes) -> dict[str, Any]:
+    """apiVersion and kind of a body that otherwise fails to decode (a huge number elsewhere)."""
+    import re
+
+    found: dict[str, Any] = {}
+    for key in ("apiVersion", "kind"):
+        match = re.search(rb'"' + key.encode() + rb'"\s*:\s*"([^"\\]*)"', body)
+        if match:
+            found[key] = match.group(1).decode("utf-8", "replace")
+    if not found.get("kind"):
+        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{body.decode('utf-8', 'replace')}'", original)
+    return found
+
+
+def check_object_meta(value: dict[str, Any], fail: Any) -> tuple[dict[str, Any], list[str]]:
+    """``metadata`` decoded as a typed ObjectMeta: wrong types fail, unknown keys are dropped and reported."""
+    if "metadata" not in value or value["metadata"] is None:
+        return value, []
+    metadata = value["metadata"]
+    if not isinstance(metadata, dict):
+        raise fail(f"json: cannot unmarshal {_kind_word(metadata)} into Go value of type v1.ObjectMeta")
+    unknown = [f'unknown field "metadata.{key}"' for key in sorted(metadata) if key not in _KNOWN_META]
+    for key in _STRING_FIELDS + _TIME_FIELDS:
+        item = metadata.get(key)
+        if item is not None and not isinstance(item, str):
+            target = "v1.Time" if key in _TIME_FIELDS else "string"
+            raise fail(
+                f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type {target}"
+            )
+    for key in _INT_FIELDS:
+        item = metadata.get(key)
+        if item is not None and (isinstance(item, bool) or not isinstance(item, int)):
+            raise fail(f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type int64")
+    for key in _MAP_FIELDS:
+        item = metadata.get(key)
+        if item is None:
+            continue
+        if not isinstance(item, dict):
+            raise fail(
+                f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type map[string]string"
+            )
+        for entry in item.values():
+            if entry is not None and not isinstance(entry, str):
+                raise fail(
+                    f"json: cannot unmarshal {_kind_word(entry)} into Go struct field ObjectMeta.{key} of type string"
+                )
+    finalizers = metadata.get("finalizers")
+    if finalizers is not None:
+        if not isinstance(finalizers, list):
+            raise fail(
+                f"json: cannot unmarshal {_kind_word(finalizers)} into Go struct field ObjectMeta.finalizers of type []string"
+            )
+        for entry in finalizers:
+            if entry is not None and not isinstance(entry, str):
+                raise fail(
+                    f"json: cannot unmarshal {_kind_word(entry)} into Go struct field ObjectMeta.finalizers of type string"
+                )
+    for key in ("ownerReferences", "managedFields"):
+        item = metadata.get(key)
+        if item is not None and not isinstance(item, list):
+            element = "v1.OwnerReference" if key == "ownerReferences" else "v1.ManagedFieldsEntry"
+            raise fail(
+                f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type []{element}"
+            )
+    for key in _TIME_FIELDS:
+        item = metadata.get(key)
+        if isinstance(item, str) and not _RFC3339.match(item):
+            raise fail(f'parsing time "{item}" as "2006-01-02T15:04:05Z07:00": cannot parse "{item}" as "2006"')
+    cleaned: dict[str, Any] = {}
+    for key, item in metadata.items():
+        if key not in _KNOWN_META or item is None:
+            continue
+        if key in _MAP_FIELDS:
+            # A null map value decodes into Go's zero string.
+            item = {k: ("" if v is None else v) for k, v in item.items()}
+        if item in ("", [], {}) or (key in _INT_FIELDS and item == 0):
+            continue  # every ObjectMeta field is omitempty
+        cleaned[key] = item
+    return {**value, "metadata": cleaned}, unknown

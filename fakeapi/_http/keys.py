@@ -1,0 +1,16 @@
+"""Typed keys for what the middleware and the handlers keep on a request."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from fakeapi._http.patching import PatchContext
+from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._state.journal import JournalEntry
+
+__all__ = ["ENTRY", "INFO", "PATCH_CONTEXT", "STALE_REVISION"]
+
+INFO: web.RequestKey[RequestInfo] = web.RequestKey("fakeapi_info", RequestInfo)
+ENTRY: web.RequestKey[JournalEntry] = web.RequestKey("fakeapi_entry", JournalEntry)
+PATCH_CONTEXT: web.RequestKey[PatchContext] = web.RequestKey("fakeapi_patch_context", PatchContext)
+STALE_REVISION: web.RequestKey[int] = web.RequestKey("fakeapi_stale_revision", int)

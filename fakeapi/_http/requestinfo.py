@@ -1,0 +1,90 @@
+"""What a request is about, read from its path and method as ``RequestInfoFactory`` reads it.
+
+``/api/v1/namespaces/{ns}/{resource}/{name}/{subresource}`` and ``/apis/{group}/{version}/...``;
+``namespaces/{name}/status`` and ``/finalize`` are subresources of the namespace itself; a GET
+with no name is a list (or a watch with ``watch=true``), a DELETE with no name is a
+deletecollection; the legacy ``/watch/`` prefix makes any GET a watch
+(``apiserver/pkg/endpoints/request/requestinfo.go``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["RequestInfo", "parse_request_info", "query_flag"]
+
+_NAMESPACE_SUBRESOURCES = {"status", "finalize"}
+_METHOD_VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+@dataclass(frozen=True)
+class RequestInfo:
+    is_resource_request: bool
+    path: str
+    verb: str = ""
+    group: str = ""
+    version: str = ""
+    namespace: str = ""
+    resource: str = ""
+    name: str = ""
+    subresource: str = ""
+    extra_parts: tuple[str, ...] = ()
+    legacy_watch: bool = False
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def query_flag(query: Mapping[str, str], name: str) -> bool:
+    """A boolean query parameter: present and not ``0``/``false`` means true."""
+    value = query.get(name)
+    return value is not None and value.lower() not in ("0", "false")
+
+
+def parse_request_info(method: str, path: str, query: Mapping[str, str]) -> RequestInfo:
+    parts = [part for part in path.strip("/").split("/") if part != ""] if path.strip("/") else []
+    if not parts or parts[0] not in ("api", "apis"):
+        return RequestInfo(False, path)
+    if parts[0] == "api":
+        if len(parts) < 2:
+            return RequestInfo(False, path)
+        group, version, rest = "", parts[1], parts[2:]
+    else:
+        if len(parts) < 3:
+            return RequestInfo(False, path)
+        group, version, rest = parts[1], parts[2], parts[3:]
+    if not rest:
+        return RequestInfo(False, path, group=group, version=version)
+    verb = _METHOD_VERBS.get(method, method.lower())
+    legacy_watch = False
+    if rest[0] == "watch":
+        legacy_watch = True
+        verb = "watch"
+        rest = rest[1:]
+    namespace = ""
+    if rest and rest[0] == "namespaces" and len(rest) > 1:
+        namespace = rest[1]
+        if len(rest) > 2 and rest[2] not in _NAMESPACE_SUBRESOURCES:
+            rest = rest[2:]
+    resource = rest[0] if rest else ""
+    name = rest[1] if len(rest) >= 2 else ""
+    subresource = rest[2] if len(rest) >= 3 else ""
+    if not name and verb == "get":
+        verb = "watch" if query_flag(query, "watch") else "list"
+    if not name and verb == "delete":
+        verb = "deletecollection"
+    return RequestInfo(
+        True,
+        path,
+        verb=verb,
+        group=group,
+        version=version,
+        namespace=namespace,
+        resource=resource,
+        name=name,
+        subresource=subresource,
+        extra_parts=tuple(rest[3:]),
+        legacy_watch=legacy_watch,
+    )

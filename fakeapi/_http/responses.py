@@ -1,0 +1,120 @@
+"""Answers on the wire: objects in Go's JSON spelling with a trailing newline, Status errors, warnings.
+
+The apiserver writes objects with ``json.Encoder.Encode``: compact, keys sorted for custom
+resources, HTML-escaped, then ``\\n``. Status objects keep their struct field order. ``?pretty=true``
+or a User-Agent that starts with ``curl``, ``Wget`` or ``Mozilla/5.0`` gets 2-space indentation
+(``negotiate.go isPrettyPrint``). Warnings are ``Warning: 299 - "<text>"`` headers, one per
+distinct text (``net.NewWarningHeader``, ``filters/warning.go``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+import yaml
+from aiohttp import web
+
+from fakeapi._patching.goencode import encode, encode_in_order, format_float
+from fakeapi._patching.gofloat import GoFloat
+from fakeapi.errors import APIError
+
+__all__ = ["encode_body", "error_response", "object_response", "wants_pretty", "warning_header_value"]
+
+JSON = "application/json"
+_PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")
+_WARNINGS_TOTAL_LIMIT = 4096
+_WARNING_TRUNCATED_LENGTH = 256
+
+
+def wants_pretty(query: Mapping[str, str], user_agent: str) -> bool:
+    pretty = query.get("pretty")
+    if pretty is not None:
+        return pretty.lower() not in ("0", "false")
+    return user_agent.startswith(_PRETTY_AGENTS)
+
+
+def _pretty_default(value: Any) -> Any:
+    if isinstance(value, GoFloat):
+        return orjson.Fragment(format_float(value))
+    raise TypeError
+
+
+def encode_body(value: Any, *, media_type: str = JSON, pretty: bool = False, ordered: bool = False) -> bytes:
+    """One answer body: compact Go JSON + newline, indented JSON, or YAML."""
+    if media_type == "application/yaml":
+        return yaml.safe_dump(
+            _plain(value), sort_keys=not ordered, default_flow_style=False, allow_unicode=True
+        ).encode()
+    if pretty:
+        option = orjson.OPT_INDENT_2 | (0 if ordered else orjson.OPT_SORT_KEYS)
+        text = orjson.dumps(value, default=_pretty_default, option=option)
+        for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026")):
+            text = text.replace(raw, escaped)
+        return text + b"\n"
+    return (encode_in_order(value) if ordered else encode(value)) + b"\n"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, GoFloat):
+        return float(value)
+    return value
+
+
+_QUOTED = re.compile(r'(["\\])')
+
+
+def warning_header_value(text: str) -> str:
+    return '299 - "' + _QUOTED.sub(r"\\\1", text) + '"'
+
+
+def _add_warnings(response: web.StreamResponse, warnings: Iterable[str]) -> None:
+    seen: list[str] = []
+    total = 0
+    truncating = False
+    for text in warnings:
+        if text in seen:
+            continue
+        seen.append(text)
+        total += len(text)
+        if total > _WARNINGS_TOTAL_LIMIT:
+            if truncating:
+                break
+            truncating = True
+            text = text[:_WARNING_TRUNCATED_LENGTH]
+        response.headers.add("Warning", warning_header_value(text))
+
+
+def object_response(
+    value: Any,
+    *,
+    status: int = 200,
+    media_type: str = JSON,
+    pretty: bool = False,
+    warnings: Iterable[str] = (),
+    ordered: bool = False,
+    body: bytes | None = None,
+) -> web.Response:
+    response = web.Response(
+        body=body if body is not None else encode_body(value, media_type=media_type, pretty=pretty, ordered=ordered),
+        status=status,
+        content_type=media_type,
+    )
+    _add_warnings(response, warnings)
+    return response
+
+
+def error_response(error: APIError, *, pretty: bool = False, warnings: Iterable[str] = ()) -> web.Response:
+    response = web.Response(
+        body=encode_body(error.status(), pretty=pretty, ordered=True), status=error.code, content_type=JSON
+    )
+    if error.retry_after:
+        response.headers["Retry-After"] = str(error.retry_after)
+    _add_warnings(response, warnings)
+    return response

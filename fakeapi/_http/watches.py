@@ -1,0 +1,149 @@
+"""Watch streams: newline-delimited events, flushed one by one (reference section 7).
+
+``200``, ``Content-Type: application/json``, chunked. The start point follows the watch cache:
+no resourceVersion or ``"0"`` sends an ADDED per matching object first; ``sendInitialEvents=true``
+does the same and then a BOOKMARK annotated ``k8s.io/initial-events-end``; a resourceVersion N
+sends only changes after N, and one older than the retained window gets a single ERROR event with
+the 410 Expired Status before the stream ends. Bookmarks, when allowed, come at the server's
+bookmark interval; ``timeoutSeconds`` ends the stream quietly. An event is
+``{"type":...,"object":...}`` in that key order (``metav1.WatchEvent``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from aiohttp import web
+
+from fakeapi._http.context import ServerState
+from fakeapi._http.handlers import _selector_filter, served
+from fakeapi._http.negotiation import negotiate_answer
+from fakeapi._http.options import parse_list_options, parse_resource_version
+from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._patching.goencode import encode, encode_in_order
+from fakeapi._state.resources import ResourceType
+from fakeapi._state.store import metadata_of
+from fakeapi._state.watching import ADDED, Watcher
+from fakeapi.errors import APIError
+
+__all__ = ["handle_watch"]
+
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+def _event_line(kind: str, body: bytes) -> bytes:
+    return b'{"type":"' + kind.encode() + b'","object":' + body + b"}\n"
+
+
+def _bookmark(rtype: ResourceType, revision: int, *, initial_end: bool = False) -> bytes:
+    metadata: dict[str, Any] = {"resourceVersion": str(revision)}
+    if initial_end:
+        metadata["annotations"] = {INITIAL_EVENTS_END: "true"}
+    return _event_line("BOOKMARK", encode({"apiVersion": rtype.api_version, "kind": rtype.kind, "metadata": metadata}))
+
+
+async def handle_watch(
+    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+) -> web.StreamResponse:
+    answer = negotiate_answer(request.headers.get("Accept"))
+    options = parse_list_options(request.query, watch=True)
+    label_text, field_text = options.label_selector, options.field_selector
+    if info.name:
+        if field_text and field_text != f"metadata.name={info.name}":
+            raise APIError.bad_request("fieldSelector metadata.name doesn't match requested name")
+        field_text = f"metadata.name={info.name}"
+    matches, _ = _selector_filter(rtype, label_text, field_text)
+    namespace = info.namespace if rtype.namespaced and info.namespace else None
+    store = state.store
+    start = options.resource_version
+    start_revision = parse_resource_version(start)
+    watcher = Watcher(rtype.storage_key, namespace, matches)
+    initial: list[bytes] = []
+    table_headers = [True]
+
+    def render(kind: str, obj: dict[str, Any]) -> bytes:
+        if answer.transform == "Table":
+            from fakeapi._http.tables import table_for
+
+            table = table_for(
+                rtype,
+                [served(rtype, obj)],
+                list_metadata={"resourceVersion": metadata_of(obj).get("resourceVersion", "")},
+                include_object=request.query.get("includeObject", ""),
+                now=state.clock.now(),
+                headers=table_headers[0],
+            )
+            table_headers[0] = False
+            return _event_line(kind, encode_in_order(table))
+        return _event_line(kind, encode(served(rtype, obj)))
+
+    expired: APIError | None = None
+    if start_revision is None or options.send_initial_events:
+        for obj in store.items(rtype, namespace):
+            if matches(obj):
+                initial.append(render(ADDED, obj))
+        if options.send_initial_events:
+            initial.append(_bookmark(rtype, store.revision, initial_end=True))
+        store.hub.subscribe(watcher)
+    else:
+        oldest = store.hub.oldest_available()
+        if start_revision < oldest:
+            expired = APIError.expired(f"too old resource version: {start_revision} ({oldest})")
+        else:
+            for change in store.hub.changes_since(start_revision, rtype.storage_key):
+                watcher.offer(change)
+            store.hub.subscribe(watcher)
+
+    response = web.StreamResponse(status=200)
+    response.content_type = "application/json"
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    if expired is not None:
+        await response.write(_event_line("ERROR", encode_in_order(expired.status())))
+        await response.write_eof()
+        return response
+    try:
+        for line in initial:
+            await response.write(line)
+        await _stream(response, watcher, state, rtype, options.timeout_seconds, options.allow_bookmarks, render)
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        store.hub.unsubscribe(watcher)
+    with contextlib.suppress(ConnectionResetError, RuntimeError):
+        await response.write_eof()
+    return response
+
+
+async def _stream(
+    response: web.StreamResponse,
+    watcher: Watcher,
+    state: ServerState,
+    rtype: ResourceType,
+    timeout: int | None,
+    bookmarks: bool,
+    render: Any,
+) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout if timeout else None
+    interval = state.config.bookmark_interval
+    next_bookmark = loop.time() + interval if bookmarks else None
+    while True:
+        waits = [t for t in (deadline, next_bookmark) if t is not None]
+        wait = max(0.0, min(waits) - loop.time()) if waits else None
+        try:
+            item = await asyncio.wait_for(watcher.queue.get(), wait) if wait is not None else await watcher.queue.get()
+        except TimeoutError:
+            now = loop.time()
+            if deadline is not None and now >= deadline:
+                return
+            if next_bookmark is not None and now >= next_bookmark:
+                await response.write(_bookmark(rtype, state.store.revision))
+                next_bookmark = now + interval
+            continue
+        if item is None:
+            return
+        kind, obj = item
+        await response.write(render(kind, obj))

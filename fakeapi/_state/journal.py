@@ -1,0 +1,74 @@
+"""The request journal: every request the server answered, in the order it answered them.
+
+Tests assert on it ("which patch did the operator send, with which content type, and what came
+back"), and the scenarios engine checks what really happened from it rather than from what the
+actors believe. Each entry also records the store revision before and after, so a reader can tell
+a write that committed from one that changed nothing, and which request a watch event came from.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Journal", "JournalEntry"]
+
+
+@dataclass
+class JournalEntry:
+    """One request and its answer."""
+
+    sequence: int
+    method: str
+    path: str
+    query: str
+    actor: str | None
+    user_agent: str
+    content_type: str
+    body: bytes
+    verb: str = ""
+    group: str = ""
+    version: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    status: int = 0
+    response_body: bytes = b""
+    warnings: list[str] = field(default_factory=list)
+    revision_before: int = 0
+    revision_after: int = 0
+    diagnoses: list[str] = field(default_factory=list)
+    fault: str = ""
+
+    @property
+    def committed(self) -> bool:
+        """The request persisted at least one write."""
+        return self.revision_after > self.revision_before
+
+    def json(self) -> Any:
+        import orjson
+
+        return orjson.loads(self.response_body) if self.response_body else None
+
+
+class Journal:
+    def __init__(self) -> None:
+        self.entries: list[JournalEntry] = []
+        self._sequence = itertools.count(1)
+
+    def begin(self, **fields: Any) -> JournalEntry:
+        entry = JournalEntry(sequence=next(self._sequence), **fields)
+        self.entries.append(entry)
+        return entry
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def __iter__(self) -> Iterator[JournalEntry]:
+        return iter(list(self.entries))
+
+    def __len__(self) -> int:
+        return len(self.entries)

@@ -1,0 +1,163 @@
+"""Listing: selectors, pages and continue tokens as the apiserver serves a collection GET.
+
+Items come in etcd key order (namespace, then name). ``limit`` cuts a page and the continue token
+is what ``storage/continue.go`` writes: unpadded base64url of
+``{"v":"meta.k8s.io/v1","rv":<list revision>,"start":"<next key>\\u0000"}``. Garbage tokens are 400
+with its texts. A continued page reads the current state from its start key, not a snapshot at
+the first page's revision (the fake keeps no snapshots; clients must not rely on either).
+
+Field selectors support what ``ConvertFieldLabel`` supports per kind: ``metadata.name`` and
+``metadata.namespace`` everywhere, a CRD version's ``selectableFields``, and the built-ins' own.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fakeapi._state.resources import ResourceType
+from fakeapi.errors import APIError
+
+__all__ = ["ListPage", "decode_continue", "encode_continue", "field_values", "paginate", "supported_fields"]
+
+CONTINUE_VERSION = "meta.k8s.io/v1"
+
+_BUILTIN_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): (
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.podIPs",
+        "status.nominatedNodeName",
+    ),
+    ("", "Secret"): ("type",),
+    ("", "Namespace"): ("status.phase",),
+    ("", "Event"): (
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type",
+    ),
+    ("batch", "Job"): ("status.successful",),
+}
+
+
+def supported_fields(rtype: ResourceType) -> set[str]:
+    fields = {"metadata.name"}
+    if rtype.namespaced or not rtype.custom:
+        fields.add("metadata.namespace")
+    fields.update(rtype.selectable_fields)
+    fields.update(_BUILTIN_FIELDS.get((rtype.group, rtype.kind), ()))
+    return fields
+
+
+def _lookup(obj: Any, path: str) -> str:
+    for part in path.split("."):
+        obj = obj.get(part) if isinstance(obj, dict) else None
+    if obj is None:
+        return ""
+    if isinstance(obj, bool):
+        return "true" if obj else "false"
+    return str(obj)
+
+
+def field_values(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, str]:
+    """The field set a field selector is matched against."""
+    metadata = obj.get("metadata") or {}
+    values = {"metadata.name": metadata.get("name", ""), "metadata.namespace": metadata.get("namespace", "")}
+    for field in supported_fields(rtype) - values.keys():
+        if field == "status.podIPs":
+            values[field] = ",".join(ip.get("ip", "") for ip in (obj.get("status") or {}).get("podIPs") or [])
+        elif field == "source" and rtype.kind == "Event":
+            values[field] = ((obj.get("source") or {}).get("component")) or obj.get("reportingComponent", "")
+        else:
+            values[field] = _lookup(obj, field)
+    return values
+
+
+def encode_continue(revision: int, start: str) -> str:
+    payload = json.dumps({"v": CONTINUE_VERSION, "rv": revision, "start": start}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(payload.encode()).rstrip(b"=").decode()
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    """``DecodeContinue``: the revision and start key, or the apiserver's 400."""
+
+    def invalid(problem: str) -> APIError:
+        return APIError.bad_request(f"invalid continue token: continue key is not valid: {problem}")
+
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError) as error:
+        raise invalid(str(error)) from None
+    try:
+        payload = json.loads(raw)
+    except ValueError as error:
+        raise invalid(str(error)) from None
+    if not isinstance(payload, dict):
+        raise invalid("json: cannot unmarshal into continueToken")
+    if payload.get("v") != CONTINUE_VERSION:
+        raise invalid(f"server does not recognize this encoded version {payload.get('v')!s}")
+    revision, start = payload.get("rv"), payload.get("start")
+    if not isinstance(revision, int) or revision == 0:
+        raise invalid(f"incorrect encoded start resourceVersion (version {CONTINUE_VERSION})")
+    if not isinstance(start, str) or not start:
+        raise invalid(f"encoded start key empty (version {CONTINUE_VERSION})")
+    if "/../" in f"/{start}" or start.startswith("/"):
+        raise invalid(start)
+    return revision, start
+
+
+@dataclass
+class ListPage:
+    items: list[dict[str, Any]]
+    resource_version: int
+    continue_token: str
+    remaining: int | None
+
+
+def _key_of(obj: dict[str, Any], all_namespaces: bool) -> str:
+    metadata = obj.get("metadata") or {}
+    name = metadata.get("name", "")
+    namespace = metadata.get("namespace", "")
+    return f"{namespace}/{name}" if all_namespaces and namespace else name
+
+
+def paginate(
+    objects: list[dict[str, Any]],
+    matches: Callable[[dict[str, Any]], bool],
+    *,
+    revision: int,
+    all_namespaces: bool,
+    limit: int,
+    continue_token: str | None,
+    selectors_empty: bool,
+) -> ListPage:
+    """One page of the matching objects (already in key order)."""
+    start = ""
+    list_revision = revision
+    if continue_token:
+        list_revision, start = decode_continue(continue_token)
+        start = start.rstrip("\x00")
+    selected = [obj for obj in objects if (not start or _key_of(obj, all_namespaces) > start) and matches(obj)]
+    if limit <= 0 or len(selected) <= limit:
+        return ListPage(selected, list_revision, "", None)
+    page = selected[:limit]
+    token = encode_continue(list_revision, _key_of(page[-1], all_namespaces) + "\x00")
+    remaining = len(selected) - limit if selectors_empty else None
+    return ListPage(page, list_revision, token, remaining)

@@ -1,0 +1,175 @@
+"""``metadata.managedFields`` for Update operations: who last set which fields, and when.
+
+Reproduces the field manager's bookkeeping for non-apply writes
+(``apimachinery/pkg/util/managedfields/internal``): one entry per manager, operation, apiVersion
+and subresource; a write that changes fields unions them into the writer's set, takes them away
+from every other manager and stamps the writer's entry with the time; a write that changes
+nothing leaves the entries alone (so it stays a no-op); a manager left with no fields disappears.
+The manager is ``fieldManager`` or the User-Agent up to its first ``/``.
+
+Simplification, on purpose: lists are owned whole (``"f:items":{}``), as for a custom resource's
+lists without ``x-kubernetes-list-type``; built-ins' keyed lists (``k:{"name":...}``) are not
+broken down per element.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["manager_from_user_agent", "track"]
+
+_NEVER_TRACKED_METADATA = {
+    "name",
+    "namespace",
+    "creationTimestamp",
+    "selfLink",
+    "uid",
+    "generation",
+    "managedFields",
+    "resourceVersion",
+}
+_NEVER_TRACKED_ROOT = {"apiVersion", "kind"}
+_OPERATION_ORDER = {"Apply": 0, "Update": 1}
+MAX_MANAGER_LENGTH = 128
+
+
+def manager_from_user_agent(user_agent: str) -> str:
+    """``prefixFromUserAgent``: up to the first ``/``, non-printable runes dropped, 128 bytes."""
+    prefix = user_agent.split("/", 1)[0]
+    printable = "".join(ch for ch in prefix if ch.isprintable())
+    return printable.encode()[:MAX_MANAGER_LENGTH].decode(errors="ignore")
+
+
+Path = tuple[str, ...]
+
+
+def _leaves(value: Any, prefix: Path, out: dict[Path, Any], *, root: bool = False) -> None:
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            if root and key in _NEVER_TRACKED_ROOT:
+                continue
+            if root and key == "metadata" and isinstance(item, dict):
+                for meta_key, meta_item in item.items():
+                    if meta_key not in _NEVER_TRACKED_METADATA:
+                        _leaves(meta_item, (*prefix, "metadata", meta_key), out)
+                continue
+            _leaves(item, (*prefix, key), out)
+        return
+    out[prefix] = value
+
+
+def _field_set(obj: dict[str, Any], skip_status: bool) -> dict[Path, Any]:
+    leaves: dict[Path, Any] = {}
+    _leaves(obj, (), leaves, root=True)
+    if skip_status:
+        leaves = {path: value for path, value in leaves.items() if path[:1] != ("status",)}
+    return leaves
+
+
+def _decode_set(fields: Any, prefix: Path = ()) -> set[Path]:
+    paths: set[Path] = set()
+    if not isinstance(fields, dict):
+        return paths
+    for key, child in fields.items():
+        if key == "." or not isinstance(key, str) or not key.startswith("f:"):
+            continue
+        path = (*prefix, key[2:])
+        if isinstance(child, dict) and any(k != "." for k in child):
+            paths |= _decode_set(child, path)
+        else:
+            paths.add(path)
+    return paths
+
+
+def _encode_set(paths: set[Path]) -> dict[str, Any]:
+    tree: dict[str, Any] = {}
+    for path in sorted(paths):
+        node = tree
+        for depth, part in enumerate(path):
+            child = node.setdefault(f"f:{part}", {})
+            # An owned map marks itself with "."; metadata itself is never owned.
+            if depth < len(path) - 1 and not (depth == 0 and part == "metadata"):
+                child.setdefault(".", {})
+            node = child
+    return tree
+
+
+def track(
+    new: dict[str, Any],
+    old: dict[str, Any] | None,
+    *,
+    manager: str,
+    api_version: str,
+    subresource: str,
+    now: str,
+    status_is_subresource: bool,
+) -> dict[str, Any]:
+    """``new`` with its managedFields updated for this write by ``manager``."""
+    old_meta = (old or {}).get("metadata") or {}
+    new_meta = new.get("metadata") or {}
+    entries = new_meta.get("managedFields")
+    if old is not None and entries == old_meta.get("managedFields"):
+        entries = old_meta.get("managedFields")
+    entries = [dict(entry) for entry in entries or [] if isinstance(entry, dict) and entry]
+    skip_status = status_is_subresource and subresource != "status"
+    after = _field_set(new, skip_status)
+    before = _field_set(old, skip_status) if old is not None else {}
+    if subresource == "status":
+        after = {path: value for path, value in after.items() if path[:1] == ("status",)}
+        before = {path: value for path, value in before.items() if path[:1] == ("status",)}
+    changed = {path for path, value in after.items() if path not in before or not _same(before[path], value)}
+    removed = {path for path in before if path not in after}
+    if not changed and not removed:
+        return new if entries == new_meta.get("managedFields", []) or not entries else _with_entries(new, entries)
+    identity = (manager, "Update", api_version, subresource)
+    kept: list[dict[str, Any]] = []
+    mine: set[Path] = set()
+    for entry in entries:
+        fields = _decode_set(entry.get("fieldsV1"))
+        if _identity(entry) == identity:
+            mine = fields
+            continue
+        remaining = {path for path in fields if not _overlaps(path, changed | removed)}
+        if remaining:
+            kept.append({**entry, "fieldsV1": _encode_set(remaining)})
+    mine = {path for path in mine if not _overlaps(path, changed | removed)} | changed
+    if mine:
+        entry = {
+            "apiVersion": api_version,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": _encode_set(mine),
+            "manager": manager,
+            "operation": "Update",
+            "time": now,
+        }
+        if subresource:
+            entry["subresource"] = subresource
+        kept.append(entry)
+    kept.sort(key=lambda e: (_OPERATION_ORDER.get(e.get("operation", ""), 2), e.get("time", ""), e.get("manager", "")))
+    return _with_entries(new, kept)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and bool(a == b)
+
+
+def _identity(entry: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (
+        entry.get("manager", ""),
+        entry.get("operation", ""),
+        entry.get("apiVersion", ""),
+        entry.get("subresource", ""),
+    )
+
+
+def _overlaps(path: Path, others: set[Path]) -> bool:
+    return any(path[: len(other)] == other or other[: len(path)] == path for other in others)
+
+
+def _with_entries(obj: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
+    metadata = dict(obj.get("metadata") or {})
+    if entries:
+        metadata["managedFields"] = entries
+    else:
+        metadata.pop("managedFields", None)
+    return {**obj, "metadata": metadata}

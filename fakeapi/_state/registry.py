@@ -1,0 +1,78 @@
+"""Which resources exist right now: the built-ins, plus one entry per served version of each CRD.
+
+A CRD is served the moment it is stored (the fake has no controller delay): its types appear in
+discovery and routing, and disappear when the CRD is deleted. Discovery order follows the
+apiserver: the core group first, then built-in groups, then CRD groups in creation order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakeapi._state.resources import BUILTIN_TYPES, ResourceType, kube_version_sort_key, types_from_crd
+
+__all__ = ["Registry"]
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._custom: dict[str, list[ResourceType]] = {}
+
+    def reset(self) -> None:
+        self._custom.clear()
+
+    def snapshot(self) -> dict[str, list[ResourceType]]:
+        return {name: list(types) for name, types in self._custom.items()}
+
+    def restore(self, snapshot: dict[str, list[ResourceType]]) -> None:
+        self._custom = {name: list(types) for name, types in snapshot.items()}
+
+    def all_types(self) -> list[ResourceType]:
+        types = list(BUILTIN_TYPES)
+        for crd_types in self._custom.values():
+            types.extend(crd_types)
+        return types
+
+    def resolve(self, group: str, version: str, plural: str) -> ResourceType | None:
+        for rtype in self.all_types():
+            if rtype.group == group and rtype.version == version and rtype.plural == plural:
+                return rtype
+        return None
+
+    def versions_of(self, group: str) -> list[str]:
+        """The served versions of a group, preferred first."""
+        seen: list[str] = []
+        for rtype in self.all_types():
+            if rtype.group == group and rtype.version not in seen:
+                seen.append(rtype.version)
+        return sorted(seen, key=kube_version_sort_key)
+
+    def groups(self) -> list[str]:
+        """Every group with at least one served version, core ("") first, in discovery order."""
+        seen: list[str] = []
+        for rtype in self.all_types():
+            if rtype.group not in seen:
+                seen.append(rtype.group)
+        return seen
+
+    def types_in(self, group: str, version: str) -> list[ResourceType]:
+        return [rtype for rtype in self.all_types() if rtype.group == group and rtype.version == version]
+
+    def storage_type(self, group: str, plural: str) -> ResourceType | None:
+        """The type objects of a resource are stored at (the CRD's storage version)."""
+        candidates = [rtype for rtype in self.all_types() if rtype.group == group and rtype.plural == plural]
+        for rtype in candidates:
+            if rtype.storage_version in ("", rtype.version):
+                return rtype
+        return candidates[0] if candidates else None
+
+    def custom_types_of(self, crd_name: str) -> list[ResourceType]:
+        return list(self._custom.get(crd_name, ()))
+
+    def register_crd(self, crd: dict[str, Any]) -> None:
+        name = (crd.get("metadata") or {}).get("name", "")
+        terminating = (crd.get("metadata") or {}).get("deletionTimestamp") is not None
+        self._custom[name] = types_from_crd(crd, terminating=terminating)
+
+    def unregister_crd(self, name: str) -> None:
+        self._custom.pop(name, None)

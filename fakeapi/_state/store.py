@@ -1,0 +1,463 @@
+"""The object store: one global resourceVersion, optimistic concurrency, finalizers, history.
+
+Reproduces the generic registry store and etcd3 storage of kube-apiserver (reference sections 4
+and 6; ``registry/generic/registry/store.go``, ``storage/etcd3/store.go``):
+
+* every persisted write (create, update, patch, status, deletionTimestamp, finalizer edit, delete)
+  takes the next value of one counter shared by all resources;
+* a write whose encoding equals the stored one (resourceVersion aside) writes nothing: same
+  resourceVersion, no watch event;
+* an update carries its resourceVersion as a precondition: stale is 409 Conflict, missing is 422
+  for kinds that do not allow unconditional updates (custom resources);
+* DELETE of an object with finalizers sets deletionTimestamp (and bumps generation) instead, and
+  the object goes when an update removes its last finalizer.
+
+Objects are plain decoded dicts, never mutated once stored; every write builds a new dict. The
+rules that differ per kind (status subresource, generation, defaults, validation) live in
+:mod:`fakeapi._state.strategy`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from fakeapi._patching.goencode import encode
+from fakeapi._state.clock import Clock
+from fakeapi._state.registry import Registry
+from fakeapi._state.resources import BUILTIN_TYPES, ResourceType
+from fakeapi._state.strategy import CRD_CLEANUP_FINALIZER, Strategy, strategy_for
+from fakeapi._state.watching import ADDED, DELETED, MODIFIED, Change, WatchHub
+from fakeapi.errors import APIError, Cause
+
+__all__ = ["Committed", "Store", "StoreSnapshot"]
+
+GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+GENERATE_NAME_ATTEMPTS = 8
+CONTROLLER_MANAGER = "kube-apiserver"
+OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class StoreSnapshot:
+    revision: int
+    objects: dict[tuple[str, str], dict[Key, dict[str, Any]]]
+    versions: dict[tuple[tuple[str, str], str, str], list[dict[str, Any]]]
+    crds: dict[str, Any]
+    history: list[Change]
+    compacted_through: int
+    random_state: Any
+
+
+@dataclass
+class Committed:
+    """What a write did: the object to answer with, and whether anything was persisted."""
+
+    object: dict[str, Any]
+    changed: bool
+    deleted: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+def metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
+    metadata = obj.get("metadata")
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def with_metadata(obj: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A copy of ``obj`` with metadata fields set (None removes a field)."""
+    metadata = dict(metadata_of(obj))
+    for field, value in changes.items():
+        if value is None:
+            metadata.pop(field, None)
+        else:
+            metadata[field] = value
+    return {**obj, "metadata": metadata}
+
+
+def _without_resource_version(obj: dict[str, Any]) -> dict[str, Any]:
+    return with_metadata(obj, resourceVersion=None)
+
+
+class Store:
+    """All objects of one fake apiserver, and the single revision counter."""
+
+    def __init__(self, *, clock: Clock, history_window: int = 10000, versions_kept: int = 32, seed: int = 0) -> None:
+        self.clock = clock
+        self.registry = Registry()
+        self._finalizing: set[str] = set()
+        self.revision = 0
+        self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
+        self.hub = WatchHub(history_window)
+        self.versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]] = {}
+        self.versions_kept = versions_kept
+        self._random = secrets.SystemRandom() if seed == 0 else _SeededRandom(seed)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def bucket(self, rtype: ResourceType) -> dict[Key, dict[str, Any]]:
+        return self.objects.setdefault(rtype.storage_key, {})
+
+    def find(self, rtype: ResourceType, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.bucket(rtype).get((namespace, name))
+
+    def get(self, rtype: ResourceType, namespace: str, name: str) -> dict[str, Any]:
+        found = self.find(rtype, namespace, name)
+        if found is None:
+            raise APIError.not_found(rtype.group_resource, name)
+        return found
+
+    def items(self, rtype: ResourceType, namespace: str | None) -> list[dict[str, Any]]:
+        """All objects of a resource (in one namespace, or all), in key order as etcd lists them."""
+        bucket = self.bucket(rtype)
+        keys = sorted(bucket) if namespace is None else sorted(key for key in bucket if key[0] == namespace)
+        return [bucket[key] for key in keys]
+
+    def history_of(self, rtype: ResourceType, namespace: str, name: str) -> list[dict[str, Any]]:
+        """The last versions of one object, oldest first (for stale reads)."""
+        return list(self.versions.get((rtype.storage_key, namespace, name), ()))
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def _next_revision(self) -> int:
+        self.revision += 1
+        return self.revision
+
+    def _persist(
+        self, rtype: ResourceType, obj: dict[str, Any], change_type: str, previous: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        revision = self._next_revision()
+        metadata = metadata_of(obj)
+        namespace, name = metadata.get("namespace", ""), metadata.get("name", "")
+        stored = with_metadata(obj, resourceVersion=str(revision))
+        key = (namespace, name)
+        history_key = (rtype.storage_key, namespace, name)
+        if change_type == DELETED:
+            self.bucket(rtype).pop(key, None)
+        else:
+            self.bucket(rtype)[key] = stored
+        self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
+        self.hub.publish(Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous))
+        return stored
+
+    def generate_name(self, base: str) -> str:
+        return base[:58] + "".join(self._random.choice(GENERATE_NAME_ALPHABET) for _ in range(5))
+
+    def create(
+        self,
+        rtype: ResourceType,
+        namespace: str,
+        obj: dict[str, Any],
+        *,
+        dry_run: bool = False,
+        manager: str = "",
+        validate: bool = True,
+    ) -> Committed:
+        """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
+        strategy = strategy_for(rtype)
+        metadata = metadata_of(obj)
+        if metadata.get("resourceVersion") not in (None, "", "0"):
+            raise APIError.internal("resourceVersion should not be set on objects to be created")
+        generated = not metadata.get("name") and bool(metadata.get("generateName"))
+        attempts = GENERATE_NAME_ATTEMPTS if generated else 1
+        for _ in range(attempts):
+            candidate = obj
+            if generated:
+                candidate = with_metadata(obj, name=self.generate_name(metadata["generateName"]))
+            prepared = self._prepare_create(rtype, strategy, namespace, candidate, manager, validate)
+            name = metadata_of(prepared)["name"]
+            existing = self.find(rtype, namespace, name)
+            if existing is None:
+                break
+            if not generated:
+                raise APIError.already_exists(
+                    rtype.group_resource, name, terminating=metadata_of(existing).get("deletionTimestamp") is not None
+                )
+        else:
+            error = APIError.already_exists(rtype.group_resource, name)
+            error.message += ", the server was not able to generate a unique name for the object"
+            error.retry_after = 1
+            raise error
+        warnings = tuple(strategy.warnings_on_create(rtype, prepared))
+        if dry_run:
+            return Committed(prepared, changed=False, warnings=warnings)
+        stored = self._persist(rtype, prepared, ADDED, None)
+        strategy.after_create(self, rtype, stored)
+        return Committed(stored, changed=True, warnings=warnings)
+
+    def _prepare_create(
+        self, rtype: ResourceType, strategy: Strategy, namespace: str, obj: dict[str, Any], manager: str, validate: bool
+    ) -> dict[str, Any]:
+        now = self.clock.timestamp()
+        prepared = with_metadata(
+            obj,
+            namespace=namespace or None,
+            uid=str(uuid.UUID(int=self._random.getrandbits(128), version=4)),
+            creationTimestamp=now,
+            resourceVersion=None,
+            deletionTimestamp=None,
+            deletionGracePeriodSeconds=None,
+            selfLink=None,
+        )
+        prepared = strategy.prepare_for_create(rtype, prepared)
+        prepared = strategy.allocate(self, rtype, prepared)
+        if validate:
+            strategy.validate_create(self, rtype, prepared)
+        return strategy.track_create(rtype, prepared, manager, now)
+
+    def update(
+        self,
+        rtype: ResourceType,
+        namespace: str,
+        name: str,
+        compute: Callable[[dict[str, Any]], dict[str, Any]],
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        manager: str = "",
+        unconditional: bool = False,
+    ) -> Committed:
+        """``Store.Update`` inside ``GuaranteedUpdate``: ``compute`` maps the stored object to the new one.
+
+        ``unconditional`` is for updates whose body carries no resourceVersion by design (a patch
+        computes the new object from the current one, so it inherits its resourceVersion).
+        """
+        strategy = strategy_for(rtype)
+        current = self.get(rtype, namespace, name)
+        new = compute(current)
+        current_meta, new_meta = metadata_of(current), metadata_of(new)
+        new_revision = new_meta.get("resourceVersion")
+        if new_revision in (None, "", "0") and not unconditional:
+            if not strategy.allow_unconditional_update(rtype):
+                raise APIError.invalid(
+                    rtype.group_resource,
+                    name,
+                    [_rv_required_cause()],
+                )
+        elif new_revision not in (None, "", "0") and new_revision != current_meta.get("resourceVersion"):
+            raise APIError.conflict(rtype.group_resource, name, OPTIMISTIC_LOCK_MESSAGE)
+        new = strategy.before_update(rtype, new, current, subresource)
+        strategy.validate_update(self, rtype, new, current, subresource)
+        new = strategy.track_update(rtype, new, current, manager, subresource, self.clock.timestamp())
+        warnings = tuple(strategy.warnings_on_update(rtype, new, current))
+        unchanged = encode(_without_resource_version(new)) == encode(_without_resource_version(current))
+        if unchanged:
+            return Committed(current, changed=False, warnings=warnings)
+        if strategy.should_delete_during_update(new, current):
+            if dry_run:
+                return Committed(new, changed=False, deleted=True, warnings=warnings)
+            self._delete_now(rtype, current)
+            return Committed(
+                with_metadata(new, resourceVersion=current_meta.get("resourceVersion")), True, True, warnings
+            )
+        if dry_run:
+            return Committed(
+                with_metadata(new, resourceVersion=current_meta.get("resourceVersion")), False, False, warnings
+            )
+        stored = self._persist(rtype, new, MODIFIED, current)
+        strategy.after_update(self, rtype, stored, current)
+        return Committed(stored, changed=True, warnings=warnings)
+
+    def delete(
+        self,
+        rtype: ResourceType,
+        namespace: str,
+        name: str,
+        *,
+        uid: str | None = None,
+        resource_version: str | None = None,
+        propagation: str | None = None,
+        dry_run: bool = False,
+    ) -> Committed:
+        """``Store.Delete``: preconditions, then finalizers mark the object, or it goes now."""
+        strategy = strategy_for(rtype)
+        current = self.get(rtype, namespace, name)
+        meta = metadata_of(current)
+        if uid is not None and uid != meta.get("uid"):
+            raise APIError.conflict(
+                rtype.group_kind,
+                name,
+                f"the UID in the precondition ({uid}) does not match the UID in record ({meta.get('uid')}). "
+                "The object might have been deleted and then recreated",
+            )
+        if resource_version is not None and resource_version != meta.get("resourceVersion"):
+            raise APIError.conflict(
+                rtype.group_kind,
+                name,
+                f"the ResourceVersion in the precondition ({resource_version}) does not match the ResourceVersion "
+                f"in record ({meta.get('resourceVersion')}). The object might have been modified",
+            )
+        finalizers = list(meta.get("finalizers") or [])
+        policy_finalizer = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(propagation or "")
+        if policy_finalizer and strategy.garbage_collected(rtype) and policy_finalizer not in finalizers:
+            finalizers.append(policy_finalizer)
+        if not finalizers and not strategy.graceful(rtype, current):
+            if dry_run:
+                return Committed(current, changed=False, deleted=True)
+            deleted = self._delete_now(rtype, current)
+            return Committed(deleted, changed=True, deleted=True)
+        marked = strategy.mark_for_deletion(rtype, current, finalizers, self.clock.timestamp())
+        if encode(marked) == encode(current):
+            return Committed(current, changed=False)
+        if dry_run:
+            return Committed(marked, changed=False)
+        stored = self._persist(rtype, marked, MODIFIED, current)
+        strategy.after_update(self, rtype, stored, current)
+        return Committed(stored, changed=True)
+
+    def _delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
+        deleted = self._persist(rtype, current, DELETED, current)
+        strategy_for(rtype).after_delete(self, rtype, deleted)
+        namespace = metadata_of(current).get("namespace")
+        if namespace and rtype.namespaced:
+            self.finalize_namespace(namespace)
+        return deleted
+
+    # -- the controllers the fake emulates ------------------------------------------------------
+
+    def namespace_type(self) -> ResourceType:
+        return _NAMESPACE_TYPE
+
+    def finalize_namespace(self, name: str) -> None:
+        """The namespace controller: delete what is inside, then the namespace once it is empty."""
+        namespace = self.find(_NAMESPACE_TYPE, "", name)
+        if namespace is None or metadata_of(namespace).get("deletionTimestamp") is None:
+            return
+        if name in self._finalizing:
+            return
+        self._finalizing.add(name)
+        try:
+            self._finalize_namespace(name)
+        finally:
+            self._finalizing.discard(name)
+
+    def _finalize_namespace(self, name: str) -> None:
+        remaining = False
+        for rtype in self._namespaced_storage_types():
+            for obj in [o for (ns, _), o in list(self.bucket(rtype).items()) if ns == name]:
+                meta = metadata_of(obj)
+                if meta.get("deletionTimestamp") is None:
+                    self.delete(rtype, name, meta.get("name", ""))
+                if self.find(rtype, name, meta.get("name", "")) is not None:
+                    remaining = True
+        namespace = self.get(_NAMESPACE_TYPE, "", name)
+        if not remaining and not metadata_of(namespace).get("finalizers"):
+            self._delete_now(_NAMESPACE_TYPE, namespace)
+
+    def _namespaced_storage_types(self) -> list[ResourceType]:
+        seen: set[tuple[str, str]] = set()
+        types = []
+        for rtype in self.registry.all_types():
+            if rtype.namespaced and rtype.storage_key not in seen:
+                seen.add(rtype.storage_key)
+                types.append(rtype)
+        return types
+
+    def clean_up_custom_resources(self, crd: dict[str, Any]) -> None:
+        """The CRD finalizer controller: delete every instance, then let the CRD go."""
+        crd_name = metadata_of(crd).get("name", "")
+        types = self.registry.custom_types_of(crd_name)
+        if types:
+            rtype = types[0]
+            for obj in list(self.bucket(rtype).values()):
+                meta = metadata_of(obj)
+                if meta.get("deletionTimestamp") is None:
+                    self.delete(rtype, meta.get("namespace", ""), meta.get("name", ""))
+        self._release_crd(crd_name)
+
+    def finish_crd_cleanup(self, rtype: ResourceType) -> None:
+        """After an instance went: if its CRD is waiting for the last one, release it."""
+        crd = self.find(_CRD_TYPE, "", rtype.crd_name)
+        if crd is not None and metadata_of(crd).get("deletionTimestamp") is not None:
+            self._release_crd(rtype.crd_name)
+
+    def _release_crd(self, crd_name: str) -> None:
+        types = self.registry.custom_types_of(crd_name)
+        if types and self.bucket(types[0]):
+            return
+        crd = self.find(_CRD_TYPE, "", crd_name)
+        if crd is None:
+            return
+        finalizers = [f for f in metadata_of(crd).get("finalizers") or [] if f != CRD_CLEANUP_FINALIZER]
+        self.update(
+            _CRD_TYPE,
+            "",
+            crd_name,
+            lambda current: with_metadata(current, finalizers=finalizers or None),
+            unconditional=True,
+            manager=CONTROLLER_MANAGER,
+        )
+
+    def remove_custom_resources(self, crd: dict[str, Any]) -> None:
+        """The CRD is gone: so are its instances and its served types."""
+        crd_name = metadata_of(crd).get("name", "")
+        for rtype in self.registry.custom_types_of(crd_name)[:1]:
+            for obj in list(self.bucket(rtype).values()):
+                self._persist(rtype, obj, DELETED, obj)
+            self.objects.pop(rtype.storage_key, None)
+            self.hub.close_all(rtype.storage_key)
+        self.registry.unregister_crd(crd_name)
+
+    # -- snapshots, for running the same start state many times -------------------------------
+
+    def snapshot(self) -> StoreSnapshot:
+        """Everything needed to come back to this exact state, revision and random names included."""
+        return StoreSnapshot(
+            revision=self.revision,
+            objects={key: dict(bucket) for key, bucket in self.objects.items()},
+            versions={key: list(history) for key, history in self.versions.items()},
+            crds=self.registry.snapshot(),
+            history=list(self.hub.history),
+            compacted_through=self.hub.compacted_through,
+            random_state=self._random.getstate() if isinstance(self._random, _SeededRandom) else None,
+        )
+
+    def restore(self, snapshot: StoreSnapshot) -> None:
+        self.hub.close_all()
+        self.revision = snapshot.revision
+        self.objects = {key: dict(bucket) for key, bucket in snapshot.objects.items()}
+        self.versions = {key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()}
+        self.registry.restore(snapshot.crds)
+        self.hub.history.clear()
+        self.hub.history.extend(snapshot.history)
+        self.hub.compacted_through = snapshot.compacted_through
+        if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
+            self._random.setstate(snapshot.random_state)
+
+    def all_buckets(self) -> Iterator[tuple[tuple[str, str], dict[Key, dict[str, Any]]]]:
+        return iter(list(self.objects.items()))
+
+
+_NAMESPACE_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "Namespace")
+_CRD_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "CustomResourceDefinition")
+
+
+def _rv_required_cause() -> Cause:
+    return Cause("FieldValueInvalid", "Invalid value: 0: must be specified for an update", "metadata.resourceVersion")
+
+
+class _SeededRandom:
+    """Names and uids from a seed, so a scenario run replays byte for byte."""
+
+    def __init__(self, seed: int) -> None:
+        import random
+
+        self._random = random.Random(seed)
+
+    def choice(self, alphabet: str) -> str:
+        return self._random.choice(alphabet)
+
+    def getrandbits(self, bits: int) -> int:
+        return self._random.getrandbits(bits)
+
+    def getstate(self) -> Any:
+        return self._random.getstate()
+
+    def setstate(self, state: Any) -> None:
+        self._random.setstate(state)

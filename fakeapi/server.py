@@ -1,0 +1,298 @@
+"""``FakeAPIServer``: a fake kube-apiserver on a local port, in your event loop or in a thread.
+
+It serves the Kubernetes REST API over plain HTTP, starts with the namespaces a new cluster has
+(``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``), and can be reset to that
+state between tests in microseconds. Objects and CRDs can be preloaded from dicts or YAML files;
+a kubeconfig written for it makes any client (kubectl, kubernetes_asyncio, kopf) talk to it. The
+request journal and the gate hook are what the scenarios engine builds on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from aiohttp import web
+
+from fakeapi._http.app import build_app
+from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState
+from fakeapi._patching.godecode import normalize
+from fakeapi._state.clock import Clock
+from fakeapi._state.journal import Journal, JournalEntry
+from fakeapi._state.resources import ResourceType
+from fakeapi._state.store import StoreSnapshot, metadata_of
+from fakeapi.errors import APIError
+
+__all__ = ["FakeAPIServer", "GateDecision", "GateRequest", "JournalEntry", "StoreSnapshot"]
+
+INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+T = TypeVar("T")
+
+
+def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[dict[str, Any]]:
+    """Objects from a dict, a list of dicts, a YAML/JSON file or a folder of them (multi-document)."""
+    if isinstance(source, dict):
+        if source.get("kind", "").endswith("List") and isinstance(source.get("items"), list):
+            yield from (item for item in source["items"] if isinstance(item, dict))
+        else:
+            yield source
+        return
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        files = (
+            sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml", ".json")) if path.is_dir() else [path]
+        )
+        for file in files:
+            for document in yaml.safe_load_all(file.read_text(encoding="utf-8")):
+                if isinstance(document, dict):
+                    yield from _documents(document)
+        return
+    for item in source:
+        yield from _documents(item)
+
+
+class FakeAPIServer:
+    """A fake kube-apiserver. Use ``async with FakeAPIServer() as server`` or ``with server.in_thread()``."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        bookmark_interval: float = 60.0,
+        history_window: int = 10000,
+        seed: int = 0,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        config = ServerConfig(bookmark_interval=bookmark_interval, history_window=history_window, seed=seed)
+        self.state = ServerState(config, Clock(clock) if clock else None)
+        self._runner: web.AppRunner | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._create_initial_namespaces()
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    async def start(self) -> FakeAPIServer:
+        """Serve in the running event loop."""
+        self._loop = asyncio.get_running_loop()
+        self._runner = web.AppRunner(build_app(self.state), access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        self.state.server_address = f"{self.host}:{self.port}"
+        return self
+
+    async def stop(self) -> None:
+        self.state.store.hub.close_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeAPIServer:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    def start_in_thread(self) -> FakeAPIServer:
+        """Serve from a background thread with its own event loop (for synchronous code)."""
+        ready: Future[None] = Future()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as error:
+                ready.set_exception(error)
+                return
+            ready.set_result(None)
+            loop.run_forever()
+            loop.run_until_complete(self.stop())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="fakeapi", daemon=True)
+        self._thread.start()
+        ready.result()
+        return self
+
+    def stop_thread(self) -> None:
+        if self._thread is None or self._loop is None:
+            return
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._thread = None
+
+    def __enter__(self) -> FakeAPIServer:
+        return self.start_in_thread()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop_thread()
+
+    def _call(self, function: Callable[[], T]) -> T:
+        """Run on the server's loop: directly from its own thread, handed over from any other."""
+        loop = self._loop
+        if loop is None or not loop.is_running() or self._thread is None or threading.current_thread() is self._thread:
+            return function()
+
+        async def wrapper() -> T:
+            return function()
+
+        return asyncio.run_coroutine_threadsafe(wrapper(), loop).result()
+
+    # -- what tests use ---------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def journal(self) -> Journal:
+        return self.state.journal
+
+    @property
+    def errors(self) -> list[str]:
+        """Server-side failures (bugs in fakeapi) since the last reset."""
+        return self.state.errors
+
+    @property
+    def revision(self) -> int:
+        return self.state.store.revision
+
+    def set_gate(self, gate: Gate | None) -> None:
+        """Hold every resource request at ``gate`` (see :class:`GateRequest`, :class:`GateDecision`)."""
+        self.state.gate = gate
+
+    def snapshot(self) -> StoreSnapshot:
+        """The current state (objects, CRDs, revision, seeded name generator), to :meth:`restore` later."""
+        return self._call(self.state.store.snapshot)
+
+    def restore(self, snapshot: StoreSnapshot) -> None:
+        """Go back to a snapshot: objects and revision as they were, watches closed, journal emptied."""
+
+        def restore_now() -> None:
+            self.state.store.restore(snapshot)
+            self.state.journal.clear()
+            self.state.errors.clear()
+
+        self._call(restore_now)
+
+    def close_watches(self) -> None:
+        """End every open watch stream, as a dropped connection would."""
+        self._call(self.state.store.hub.close_all)
+
+    def reset(self) -> None:
+        """Back to an empty cluster: no CRDs, no objects, an empty journal, the initial namespaces."""
+
+        def reset_now() -> None:
+            store = self.state.store
+            store.hub.close_all()
+            store.objects.clear()
+            store.versions.clear()
+            store.registry.reset()
+            store.hub.history.clear()
+            store.hub.compacted_through = store.revision
+            self.state.journal.clear()
+            self.state.errors.clear()
+            self.state.gate = None
+            self._create_initial_namespaces()
+
+        self._call(reset_now)
+
+    def _create_initial_namespaces(self) -> None:
+        namespaces = self.state.store.namespace_type()
+        for name in INITIAL_NAMESPACES:
+            self.state.store.create(
+                namespaces, "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, manager="fakeapi"
+            )
+
+    def resource_type(self, api_version: str, kind: str) -> ResourceType:
+        group, _, version = api_version.rpartition("/")
+        for rtype in self.state.store.registry.all_types():
+            if rtype.group == group and rtype.version == version and rtype.kind == kind:
+                return rtype
+        raise LookupError(f"no resource of kind {kind} in {api_version}: create its CRD first")
+
+    def load(
+        self, *sources: str | Path | dict[str, Any] | Iterable[Any], manager: str = "fakeapi"
+    ) -> list[dict[str, Any]]:
+        """Create objects (CRDs first), from dicts or YAML/JSON files and folders; returns them as stored."""
+        documents = [normalize(document) for source in sources for document in _documents(source)]
+        documents.sort(key=lambda document: document.get("kind") != "CustomResourceDefinition")
+
+        def load_now() -> list[dict[str, Any]]:
+            created = []
+            for document in documents:
+                rtype = self.resource_type(document.get("apiVersion", ""), document.get("kind", ""))
+                namespace = (metadata_of(document).get("namespace") or "default") if rtype.namespaced else ""
+                if rtype.namespaced:
+                    document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
+                created.append(self.state.store.create(rtype, namespace, document, manager=manager).object)
+            return created
+
+        return self._call(load_now)
+
+    def apply(self, *sources: str | Path | dict[str, Any] | Iterable[Any]) -> list[dict[str, Any]]:
+        """Like :meth:`load`, but an object that exists already is replaced."""
+        documents = [normalize(document) for source in sources for document in _documents(source)]
+        documents.sort(key=lambda document: document.get("kind") != "CustomResourceDefinition")
+
+        def apply_now() -> list[dict[str, Any]]:
+            results = []
+            for document in documents:
+                rtype = self.resource_type(document.get("apiVersion", ""), document.get("kind", ""))
+                namespace = (metadata_of(document).get("namespace") or "default") if rtype.namespaced else ""
+                name = metadata_of(document).get("name", "")
+                if rtype.namespaced:
+                    document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
+                if self.state.store.find(rtype, namespace, name) is None:
+                    results.append(self.state.store.create(rtype, namespace, document, manager="fakeapi").object)
+                    continue
+
+                def replace(current: dict[str, Any], document: dict[str, Any] = document) -> dict[str, Any]:
+                    meta = {**metadata_of(document), "resourceVersion": metadata_of(current).get("resourceVersion")}
+                    return {**document, "metadata": meta}
+
+                results.append(self.state.store.update(rtype, namespace, name, replace, manager="fakeapi").object)
+            return results
+
+        return self._call(apply_now)
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        rtype = self.resource_type(api_version, kind)
+        return self._call(lambda: self.state.store.get(rtype, namespace if rtype.namespaced else "", name))
+
+    def find(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
+        try:
+            return self.get(api_version, kind, name, namespace)
+        except APIError:
+            return None
+
+    def kubeconfig(self, path: str | Path, *, token: str | None = None, context: str = "fakeapi") -> Path:
+        """Write a kubeconfig for this server; ``token`` names the actor the requests come from."""
+        user: dict[str, Any] = {"token": token} if token else {"username": "admin", "password": "fakeapi"}
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": context, "cluster": {"server": self.url}}],
+            "users": [{"name": context, "user": user}],
+            "contexts": [{"name": context, "context": {"cluster": context, "user": context, "namespace": "default"}}],
+            "current-context": context,
+            "preferences": {},
+        }
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        return target
