@@ -12,10 +12,12 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.applying import decode_apply_body, merge_applied, require_manager
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import ServerState
 from fakeapi._http.keys import ENTRY, PATCH_CONTEXT, STALE_REVISION
 from fakeapi._http.negotiation import (
+    APPLY_PATCH,
     PATCH_TYPES_BUILTIN,
     PATCH_TYPES_CUSTOM,
     Answer,
@@ -23,7 +25,7 @@ from fakeapi._http.negotiation import (
     negotiate_answer,
     request_media_type,
 )
-from fakeapi._http.options import parse_delete_options, parse_list_options, parse_write_options
+from fakeapi._http.options import WriteOptions, parse_delete_options, parse_list_options, parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response, wants_pretty
@@ -338,12 +340,14 @@ async def handle_patch(
 ) -> web.Response:
     accepted = PATCH_TYPES_CUSTOM if rtype.custom else PATCH_TYPES_BUILTIN
     media_type = request_media_type(request.headers.get("Content-Type"))
-    if media_type not in accepted or media_type == "application/apply-patch+yaml":
+    if media_type not in accepted:
         raise APIError.unsupported_media_type(accepted)
     answer = _answer(request)
     body = await read_body(request)
     options = parse_write_options("PatchOptions", request.query, request.headers.get("User-Agent", ""))
-    context = PatchContext()
+    if media_type == APPLY_PATCH:
+        return await _server_side_apply(request, state, info, rtype, answer, body, options)
+    context = PatchContext(lambda document: state.store.encoding_of(rtype, document))
     request[PATCH_CONTEXT] = context
     compute_new = compute_patch(rtype, media_type, body, options, context)
     namespace = info.namespace if rtype.namespaced else ""
@@ -371,6 +375,44 @@ async def handle_patch(
     return respond(
         request, state, rtype, committed.object, answer, warnings=context.warnings + list(committed.warnings)
     )
+
+
+async def _server_side_apply(
+    request: web.Request,
+    state: ServerState,
+    info: RequestInfo,
+    rtype: ResourceType,
+    answer: Answer,
+    body: bytes,
+    options: WriteOptions,
+) -> web.Response:
+    manager = require_manager(request.query.get("fieldManager"))
+    applied = decode_apply_body(body)
+    _check_api_version(rtype, applied)
+    applied = _check_body_namespace(rtype, info, applied)
+    _check_name(info, applied)
+    namespace = info.namespace if rtype.namespaced else ""
+    if state.store.find(rtype, namespace, info.name) is None:
+        committed = state.store.create(
+            rtype, namespace, applied, dry_run=options.dry_run, manager=manager, operation="Apply"
+        )
+        return respond(request, state, rtype, committed.object, answer, status=201, warnings=list(committed.warnings))
+
+    def compute(current: dict[str, Any]) -> dict[str, Any]:
+        return merge_applied(rtype, current, applied, manager=manager, force=options.force, now=state.clock.timestamp())
+
+    committed = state.store.update(
+        rtype,
+        namespace,
+        info.name,
+        compute,
+        subresource=info.subresource,
+        dry_run=options.dry_run,
+        manager=manager,
+        unconditional=True,
+        track_fields=False,
+    )
+    return respond(request, state, rtype, committed.object, answer, warnings=list(committed.warnings))
 
 
 # -- deletes ----------------------------------------------------------------------------------------

@@ -52,9 +52,14 @@ class ApiserverPanic(Exception):
 class PatchContext:
     """What a patch computation reports besides the new object."""
 
-    def __init__(self) -> None:
+    def __init__(self, encoding_of: Callable[[dict[str, Any]], bytes] | None = None) -> None:
         self.warnings: list[str] = []
         self.diagnoses: list[str] = []
+        self._encoding_of = encoding_of
+
+    def document_encoding(self, document: dict[str, Any]) -> bytes | None:
+        """The stored encoding of the patched document, when the store has it at hand."""
+        return self._encoding_of(document) if self._encoding_of is not None else None
 
 
 def _invalid_patch(patched_json: bytes, problem: str) -> APIError:
@@ -158,7 +163,7 @@ def _json_patch(
                 raise _invalid_patch(outcome.marshal(), "strict decoding error: " + ", ".join(strict))
             context.warnings.extend(strict)
         try:
-            value = outcome.value()
+            value = outcome.value(context.document_encoding(current))
         except (GoNumberRangeError, GoSyntaxError) as error:
             raise _invalid_patch(outcome.marshal(), str(error)) from None
         return decode_patched(rtype, value, outcome.marshal, options, context)
@@ -191,7 +196,7 @@ def _merge_patch(
                 raise _invalid_patch(outcome.marshal(), "strict decoding error: " + ", ".join(strict))
             context.warnings.extend(strict)
         try:
-            value = outcome.value()
+            value = outcome.value(context.document_encoding(current))
         except (GoNumberRangeError, GoSyntaxError) as error:
             raise _invalid_patch(outcome.marshal(), str(error)) from None
         return decode_patched(rtype, value, outcome.marshal, options, context)

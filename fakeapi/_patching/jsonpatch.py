@@ -136,10 +136,10 @@ class PatchOutcome:
     def ok(self) -> bool:
         return self.root is not None
 
-    def value(self) -> Any:
-        """The object the apiserver decodes from the result."""
+    def value(self, document_encoding: bytes | None = None) -> Any:
+        """The object the apiserver decodes from the result (see :func:`result_value`)."""
         with deep_recursion():
-            return result_value(self.root)
+            return result_value(self.root, document_encoding)
 
     def marshal(self) -> bytes:
         """The exact bytes ``Apply`` returns."""

@@ -459,14 +459,17 @@ def materialize(node: Any) -> Any:
     return [materialize(child) for child in node.ary]
 
 
-def result_value(root: Node | None) -> Any:
+def result_value(root: Node | None, document_encoding: bytes | None = None) -> Any:
     """What the apiserver decodes from ``marshal(root)``, mostly without writing those bytes.
 
     The shortcut (:func:`materialize`) differs from a real decode in one case: a stored float
     ``-0`` is written ``-0``, which reads back as the integer 0, while a patch's own ``-0.0`` keeps
     its bytes and stays a float. When the value holds anything spelled ``-0``, decode for real.
+    ``document_encoding``, the patched document as stored, settles it at once when it has no ``-0``.
     """
     value = materialize(root)
+    if document_encoding is not None and b"-0" not in document_encoding:
+        return value
     try:
         encoded = encode(value)
     except ValueError:

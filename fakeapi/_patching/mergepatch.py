@@ -35,9 +35,9 @@ class MergeOutcome:
     def ok(self) -> bool:
         return self.root is not None
 
-    def value(self) -> Any:
+    def value(self, document_encoding: bytes | None = None) -> Any:
         with deep_recursion():
-            return result_value(self.root)
+            return result_value(self.root, document_encoding)
 
     def marshal(self) -> bytes:
         with deep_recursion():

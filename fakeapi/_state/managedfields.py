@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["manager_from_user_agent", "track"]
+__all__ = ["Path", "decode_fields", "encode_fields", "leaf_paths", "manager_from_user_agent", "track"]
 
 _NEVER_TRACKED_METADATA = {
     "name",
@@ -58,12 +58,79 @@ def _leaves(value: Any, prefix: Path, out: dict[Path, Any], *, root: bool = Fals
     out[prefix] = value
 
 
-def _field_set(obj: dict[str, Any], skip_status: bool) -> dict[Path, Any]:
+def leaf_paths(obj: dict[str, Any]) -> set[Path]:
+    """The tracked leaf paths of an object (apiVersion, kind and system metadata left out)."""
     leaves: dict[Path, Any] = {}
     _leaves(obj, (), leaves, root=True)
-    if skip_status:
-        leaves = {path: value for path, value in leaves.items() if path[:1] != ("status",)}
-    return leaves
+    return set(leaves)
+
+
+def decode_fields(fields: Any) -> frozenset[Path]:
+    """A ``fieldsV1`` tree as a set of leaf paths."""
+    return _decode_cached(fields)
+
+
+def encode_fields(paths: set[Path]) -> dict[str, Any]:
+    """A set of leaf paths as a ``fieldsV1`` tree."""
+    return _encode_set(paths)
+
+
+def _diff(old: Any, new: Any, prefix: Path, changed: set[Path], removed: set[Path], *, root: bool = False) -> None:
+    """The leaf paths a write set or changed, and those it removed; shared subtrees are skipped."""
+    if old is new:
+        return
+    if isinstance(old, dict) and old and isinstance(new, dict) and new:
+        for key, value in new.items():
+            if root and key in _NEVER_TRACKED_ROOT:
+                continue
+            if root and key == "metadata":
+                old_meta = old.get("metadata") if isinstance(old.get("metadata"), dict) else {}
+                new_meta = value if isinstance(value, dict) else {}
+                for meta_key in (set(old_meta) | set(new_meta)) - _NEVER_TRACKED_METADATA:
+                    path = (*prefix, "metadata", meta_key)
+                    if meta_key not in new_meta:
+                        _collect(old_meta[meta_key], path, removed)
+                    elif meta_key not in old_meta:
+                        _collect(new_meta[meta_key], path, changed)
+                    else:
+                        _diff(old_meta[meta_key], new_meta[meta_key], path, changed, removed)
+                continue
+            if key in old:
+                _diff(old[key], value, (*prefix, key), changed, removed)
+            else:
+                _collect(value, (*prefix, key), changed)
+        for key, value in old.items():
+            if key not in new and not (root and (key in _NEVER_TRACKED_ROOT or key == "metadata")):
+                _collect(value, (*prefix, key), removed)
+        return
+    if _same(old, new):
+        return
+    before: set[Path] = set()
+    _collect(old, prefix, before)
+    _collect(new, prefix, changed)
+    removed.update(before - changed)
+
+
+def _collect(value: Any, prefix: Path, out: set[Path]) -> None:
+    leaves: dict[Path, Any] = {}
+    _leaves(value, prefix, leaves)
+    out.update(leaves)
+
+
+_decoded: dict[int, tuple[Any, frozenset[Path]]] = {}
+_DECODED_LIMIT = 4096
+
+
+def _decode_cached(fields: Any) -> frozenset[Path]:
+    """Stored entries never change, so their decoded sets are kept by identity."""
+    cached = _decoded.get(id(fields))
+    if cached is not None and cached[0] is fields:
+        return cached[1]
+    decoded = frozenset(_decode_set(fields))
+    if len(_decoded) >= _DECODED_LIMIT:
+        _decoded.clear()
+    _decoded[id(fields)] = (fields, decoded)
+    return decoded
 
 
 def _decode_set(fields: Any, prefix: Path = ()) -> set[Path]:
@@ -103,6 +170,7 @@ def track(
     subresource: str,
     now: str,
     status_is_subresource: bool,
+    operation: str = "Update",
 ) -> dict[str, Any]:
     """``new`` with its managedFields updated for this write by ``manager``."""
     old_meta = (old or {}).get("metadata") or {}
@@ -111,21 +179,27 @@ def track(
     if old is not None and entries == old_meta.get("managedFields"):
         entries = old_meta.get("managedFields")
     entries = [dict(entry) for entry in entries or [] if isinstance(entry, dict) and entry]
-    skip_status = status_is_subresource and subresource != "status"
-    after = _field_set(new, skip_status)
-    before = _field_set(old, skip_status) if old is not None else {}
+    changed: set[Path] = set()
+    removed: set[Path] = set()
+    if old is None:
+        leaves: dict[Path, Any] = {}
+        _leaves(new, (), leaves, root=True)
+        changed = set(leaves)
+    else:
+        _diff(old, new, (), changed, removed, root=True)
     if subresource == "status":
-        after = {path: value for path, value in after.items() if path[:1] == ("status",)}
-        before = {path: value for path, value in before.items() if path[:1] == ("status",)}
-    changed = {path for path, value in after.items() if path not in before or not _same(before[path], value)}
-    removed = {path for path in before if path not in after}
+        changed = {path for path in changed if path[:1] == ("status",)}
+        removed = {path for path in removed if path[:1] == ("status",)}
+    elif status_is_subresource:
+        changed = {path for path in changed if path[:1] != ("status",)}
+        removed = {path for path in removed if path[:1] != ("status",)}
     if not changed and not removed:
         return new if entries == new_meta.get("managedFields", []) or not entries else _with_entries(new, entries)
-    identity = (manager, "Update", api_version, subresource)
+    identity = (manager, operation, api_version, subresource)
     kept: list[dict[str, Any]] = []
     mine: set[Path] = set()
     for entry in entries:
-        fields = _decode_set(entry.get("fieldsV1"))
+        fields = set(_decode_cached(entry.get("fieldsV1")))
         if _identity(entry) == identity:
             mine = fields
             continue
@@ -139,7 +213,7 @@ def track(
             "fieldsType": "FieldsV1",
             "fieldsV1": _encode_set(mine),
             "manager": manager,
-            "operation": "Update",
+            "operation": operation,
             "time": now,
         }
         if subresource:

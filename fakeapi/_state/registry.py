@@ -17,15 +17,21 @@ __all__ = ["Registry"]
 class Registry:
     def __init__(self) -> None:
         self._custom: dict[str, list[ResourceType]] = {}
+        self._index: dict[tuple[str, str, str], ResourceType] | None = None
+
+    def _changed(self) -> None:
+        self._index = None
 
     def reset(self) -> None:
         self._custom.clear()
+        self._changed()
 
     def snapshot(self) -> dict[str, list[ResourceType]]:
         return {name: list(types) for name, types in self._custom.items()}
 
     def restore(self, snapshot: dict[str, list[ResourceType]]) -> None:
         self._custom = {name: list(types) for name, types in snapshot.items()}
+        self._changed()
 
     def all_types(self) -> list[ResourceType]:
         types = list(BUILTIN_TYPES)
@@ -34,10 +40,9 @@ class Registry:
         return types
 
     def resolve(self, group: str, version: str, plural: str) -> ResourceType | None:
-        for rtype in self.all_types():
-            if rtype.group == group and rtype.version == version and rtype.plural == plural:
-                return rtype
-        return None
+        if self._index is None:
+            self._index = {(t.group, t.version, t.plural): t for t in reversed(self.all_types())}
+        return self._index.get((group, version, plural))
 
     def versions_of(self, group: str) -> list[str]:
         """The served versions of a group, preferred first."""
@@ -73,6 +78,8 @@ class Registry:
         name = (crd.get("metadata") or {}).get("name", "")
         terminating = (crd.get("metadata") or {}).get("deletionTimestamp") is not None
         self._custom[name] = types_from_crd(crd, terminating=terminating)
+        self._changed()
 
     def unregister_crd(self, name: str) -> None:
         self._custom.pop(name, None)
+        self._changed()

@@ -92,6 +92,7 @@ class Store:
         self.clock = clock
         self.registry = Registry()
         self._finalizing: set[str] = set()
+        self._encodings: dict[tuple[tuple[str, str], str, str], tuple[dict[str, Any], bytes]] = {}
         self.revision = 0
         self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
         self.hub = WatchHub(history_window)
@@ -123,6 +124,21 @@ class Store:
         """The last versions of one object, oldest first (for stale reads)."""
         return list(self.versions.get((rtype.storage_key, namespace, name), ()))
 
+    def encoding_of(self, rtype: ResourceType, obj: dict[str, Any]) -> bytes:
+        """Go's encoding of a stored object without its resourceVersion, cached per stored version."""
+        return self._encoded_without_revision(rtype, obj)
+
+    def _encoded_without_revision(self, rtype: ResourceType, obj: dict[str, Any]) -> bytes:
+        """The stored bytes etcd compares a new write with (the revision is not part of them)."""
+        meta = metadata_of(obj)
+        key = (rtype.storage_key, meta.get("namespace", ""), meta.get("name", ""))
+        cached = self._encodings.get(key)
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        encoded = encode(_without_resource_version(obj))
+        self._encodings[key] = (obj, encoded)
+        return encoded
+
     # -- writing ---------------------------------------------------------------------------------
 
     def _next_revision(self) -> int:
@@ -140,6 +156,7 @@ class Store:
         history_key = (rtype.storage_key, namespace, name)
         if change_type == DELETED:
             self.bucket(rtype).pop(key, None)
+            self._encodings.pop(history_key, None)
         else:
             self.bucket(rtype)[key] = stored
         self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
@@ -158,6 +175,7 @@ class Store:
         dry_run: bool = False,
         manager: str = "",
         validate: bool = True,
+        operation: str = "Update",
     ) -> Committed:
         """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
         strategy = strategy_for(rtype)
@@ -170,7 +188,7 @@ class Store:
             candidate = obj
             if generated:
                 candidate = with_metadata(obj, name=self.generate_name(metadata["generateName"]))
-            prepared = self._prepare_create(rtype, strategy, namespace, candidate, manager, validate)
+            prepared = self._prepare_create(rtype, strategy, namespace, candidate, manager, validate, operation)
             name = metadata_of(prepared)["name"]
             existing = self.find(rtype, namespace, name)
             if existing is None:
@@ -192,7 +210,14 @@ class Store:
         return Committed(stored, changed=True, warnings=warnings)
 
     def _prepare_create(
-        self, rtype: ResourceType, strategy: Strategy, namespace: str, obj: dict[str, Any], manager: str, validate: bool
+        self,
+        rtype: ResourceType,
+        strategy: Strategy,
+        namespace: str,
+        obj: dict[str, Any],
+        manager: str,
+        validate: bool,
+        operation: str,
     ) -> dict[str, Any]:
         now = self.clock.timestamp()
         prepared = with_metadata(
@@ -209,7 +234,7 @@ class Store:
         prepared = strategy.allocate(self, rtype, prepared)
         if validate:
             strategy.validate_create(self, rtype, prepared)
-        return strategy.track_create(rtype, prepared, manager, now)
+        return strategy.track_create(rtype, prepared, manager, now, operation)
 
     def update(
         self,
@@ -222,6 +247,7 @@ class Store:
         dry_run: bool = False,
         manager: str = "",
         unconditional: bool = False,
+        track_fields: bool = True,
     ) -> Committed:
         """``Store.Update`` inside ``GuaranteedUpdate``: ``compute`` maps the stored object to the new one.
 
@@ -244,10 +270,11 @@ class Store:
             raise APIError.conflict(rtype.group_resource, name, OPTIMISTIC_LOCK_MESSAGE)
         new = strategy.before_update(rtype, new, current, subresource)
         strategy.validate_update(self, rtype, new, current, subresource)
-        new = strategy.track_update(rtype, new, current, manager, subresource, self.clock.timestamp())
+        if track_fields:
+            new = strategy.track_update(rtype, new, current, manager, subresource, self.clock.timestamp())
         warnings = tuple(strategy.warnings_on_update(rtype, new, current))
-        unchanged = encode(_without_resource_version(new)) == encode(_without_resource_version(current))
-        if unchanged:
+        new_encoding = encode(_without_resource_version(new))
+        if new_encoding == self._encoded_without_revision(rtype, current):
             return Committed(current, changed=False, warnings=warnings)
         if strategy.should_delete_during_update(new, current):
             if dry_run:
@@ -261,6 +288,7 @@ class Store:
                 with_metadata(new, resourceVersion=current_meta.get("resourceVersion")), False, False, warnings
             )
         stored = self._persist(rtype, new, MODIFIED, current)
+        self._encodings[(rtype.storage_key, namespace, name)] = (stored, new_encoding)
         strategy.after_update(self, rtype, stored, current)
         return Committed(stored, changed=True, warnings=warnings)
 
@@ -404,6 +432,16 @@ class Store:
             self.hub.close_all(rtype.storage_key)
         self.registry.unregister_crd(crd_name)
 
+    def clear(self) -> None:
+        """No objects, no CRDs, no history; the revision counter keeps counting."""
+        self.hub.close_all()
+        self.objects.clear()
+        self.versions.clear()
+        self._encodings.clear()
+        self.registry.reset()
+        self.hub.history.clear()
+        self.hub.compacted_through = self.revision
+
     # -- snapshots, for running the same start state many times -------------------------------
 
     def snapshot(self) -> StoreSnapshot:
@@ -420,6 +458,7 @@ class Store:
 
     def restore(self, snapshot: StoreSnapshot) -> None:
         self.hub.close_all()
+        self._encodings.clear()
         self.revision = snapshot.revision
         self.objects = {key: dict(bucket) for key, bucket in snapshot.objects.items()}
         self.versions = {key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()}

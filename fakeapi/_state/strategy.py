@@ -101,7 +101,9 @@ class Strategy:
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
         return finalizer_warnings(_meta(obj).get("finalizers") or []) if rtype.custom else []
 
-    def track_create(self, rtype: ResourceType, obj: dict[str, Any], manager: str, now: str) -> dict[str, Any]:
+    def track_create(
+        self, rtype: ResourceType, obj: dict[str, Any], manager: str, now: str, operation: str = "Update"
+    ) -> dict[str, Any]:
         return managedfields.track(
             obj,
             None,
@@ -110,6 +112,7 @@ class Strategy:
             subresource="",
             now=now,
             status_is_subresource="status" in rtype.subresources,
+            operation=operation,
         )
 
     def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
@@ -154,7 +157,7 @@ class Strategy:
         self._raise_type_meta(rtype, name, new)
         causes = validate_update_meta(_meta(new), _meta(old))
         meta_causes = validate_object_meta(
-            _meta(new), namespaced=rtype.namespaced, dns_label_names=rtype.kind == "Namespace"
+            _meta(new), namespaced=rtype.namespaced, dns_label_names=rtype.kind == "Namespace", previous=_meta(old)
         )
         causes += [cause for cause in meta_causes if cause not in causes]
         causes += self.validate_content(rtype, new, subresource=subresource)

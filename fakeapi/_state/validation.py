@@ -139,8 +139,18 @@ def validate_name(value: str, *, dns_label: bool) -> list[str]:
     return _is_label(value) if dns_label else _is_subdomain(value)
 
 
-def validate_object_meta(meta: Mapping[str, Any], *, namespaced: bool, dns_label_names: bool = False) -> list[Cause]:
-    """``ValidateObjectMetaAccessor``: generateName, name, labels, annotations, finalizers, in that order."""
+def validate_object_meta(
+    meta: Mapping[str, Any],
+    *,
+    namespaced: bool,
+    dns_label_names: bool = False,
+    previous: Mapping[str, Any] | None = None,
+) -> list[Cause]:
+    """``ValidateObjectMetaAccessor``: generateName, name, labels, annotations, finalizers, in that order.
+
+    ``previous`` is the stored metadata on an update: a map or list it shares with the new one (the
+    very same object) was validated when it was stored, so it is not walked again.
+    """
     causes: list[Cause] = []
     name = meta.get("name") or ""
     generate_name = meta.get("generateName") or ""
@@ -153,10 +163,19 @@ def validate_object_meta(meta: Mapping[str, Any], *, namespaced: bool, dns_label
     else:
         for problem in validate_name(name, dns_label=dns_label_names):
             causes.append(invalid("metadata.name", name, problem))
-    causes.extend(_validate_labels(meta.get("labels") or {}))
-    causes.extend(_validate_annotations(meta.get("annotations") or {}))
-    causes.extend(_validate_finalizers(meta.get("finalizers") or []))
+    previous = previous or {}
+    if not _shared(meta, previous, "labels"):
+        causes.extend(_validate_labels(meta.get("labels") or {}))
+    if not _shared(meta, previous, "annotations"):
+        causes.extend(_validate_annotations(meta.get("annotations") or {}))
+    if not _shared(meta, previous, "finalizers"):
+        causes.extend(_validate_finalizers(meta.get("finalizers") or []))
     return causes
+
+
+def _shared(meta: Mapping[str, Any], previous: Mapping[str, Any], field: str) -> bool:
+    value = meta.get(field)
+    return value is not None and value is previous.get(field)
 
 
 def _validate_labels(labels: Mapping[str, Any]) -> list[Cause]:
