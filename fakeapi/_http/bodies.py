@@ -20,6 +20,7 @@ import yaml
 
 from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
 from fakeapi._patching.goscanner import GoSyntaxError
+from fakeapi._http.protobuf import ProtobufError, decode_protobuf
 from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
 from fakeapi._state import schema
 from fakeapi._state.resources import ResourceType
@@ -27,6 +28,7 @@ from fakeapi.errors import APIError
 
 __all__ = ["DecodedBody", "check_object_meta", "decode_object_body"]
 
+PROTOBUF = "application/vnd.kubernetes.protobuf"
 _SUMMARY_LENGTH = 30
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 _STRING_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion")
@@ -82,8 +84,8 @@ def _yaml_to_json(body: bytes) -> bytes:
 
 
 def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_validation: str) -> DecodedBody:
-    if media_type == "application/vnd.kubernetes.protobuf":
-        raise _unrecognized(rtype, "the body is protobuf, which fakeapi does not decode", body)
+    if media_type == PROTOBUF:
+        return _finish_decoding(rtype, _decode_protobuf(rtype, body), None, body, field_validation)
     original = body
     if media_type == "application/yaml":
         try:
@@ -97,9 +99,30 @@ def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_
     except GoNumberRangeError as error:
         value = _decode_type_meta_only(rtype, body, original)
         raise _cannot_handle(rtype, value.get("kind", ""), _version_of(value), str(error)) from None
+    return _finish_decoding(rtype, value, body, original, field_validation)
+
+
+def _decode_protobuf(rtype: ResourceType, body: bytes) -> dict[str, Any]:
+    """A Kubernetes protobuf body (what kubectl's typed generators send) as its JSON form."""
+    try:
+        return decode_protobuf(body, api_version=rtype.api_version, kind=rtype.kind)
+    except ProtobufError as error:
+        if error.kind:
+            version = error.api_version.rsplit("/", 1)[-1]
+            raise _cannot_handle(rtype, error.kind, version, str(error)) from None
+        raise _unrecognized(rtype, str(error), body) from None
+
+
+def _finish_decoding(
+    rtype: ResourceType, value: Any, body: bytes | None, original: bytes, field_validation: str
+) -> DecodedBody:
+    """From the decoded value on: type meta, strict checks, ObjectMeta, the CRD schema.
+
+    ``body`` is the JSON text (None for protobuf, which cannot repeat a field name).
+    """
     if not isinstance(value, dict):
         if value is None:
-            raise _unrecognized(rtype, f"Object 'Kind' is missing in '{body.decode('utf-8', 'replace')}'", original)
+            raise _unrecognized(rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original)
         target = (
             'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
         )
@@ -121,13 +144,14 @@ def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_
         raise _unrecognized(rtype, f"unexpected GroupVersion string: {api_version}", original)
     kind = value.get("kind") or ""
     if not kind:
-        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{body.decode('utf-8', 'replace')}'", original)
+        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original)
     version = _version_of(value)
     strict: list[str] = []
-    try:
-        strict.extend(predecode_merge_patch(body).strict_errors)
-    except PreDecodeError as error:
-        raise _cannot_handle(rtype, kind, version, str(error)) from None
+    if body is not None:
+        try:
+            strict.extend(predecode_merge_patch(body).strict_errors)
+        except PreDecodeError as error:
+            raise _cannot_handle(rtype, kind, version, str(error)) from None
     value, unknown = check_object_meta(value, lambda problem: _cannot_handle(rtype, kind, version, problem))
     strict.extend(unknown)
     value, pruned, problem = coerce_custom_resource(rtype, value)
@@ -177,7 +201,7 @@ def _decode_type_meta_only(rtype: ResourceType, body: bytes, original: bytes) ->
         if match:
             found[key] = match.group(1).decode("utf-8", "replace")
     if not found.get("kind"):
-        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{body.decode('utf-8', 'replace')}'", original)
+        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original)
     return found
 
 
