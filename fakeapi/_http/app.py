@@ -20,21 +20,15 @@ from aiohttp import web
 
 from fakeapi._http import discovery
 from fakeapi._http.context import GateRequest, ServerState
-from fakeapi._http.handlers import (
-    handle_create,
-    handle_delete,
-    handle_delete_collection,
-    handle_get,
-    handle_list,
-    handle_patch,
-    handle_update,
-)
+from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
+from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
 from fakeapi._http.responses import error_response, object_response, wants_pretty
 from fakeapi._http.scale import handle_scale
 from fakeapi._http.watches import handle_watch
+from fakeapi._http.writes import handle_create, handle_patch, handle_update
 from fakeapi._state.journal import JournalEntry
 from fakeapi._state.resources import BUILTIN_TYPES, ResourceType
 from fakeapi.errors import APIError

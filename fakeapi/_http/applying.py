@@ -33,7 +33,8 @@ def decode_apply_body(body: bytes) -> dict[str, Any]:
         raise APIError.bad_request(f"error decoding YAML: {error}") from None
     if not isinstance(value, dict):
         raise APIError.bad_request("error decoding YAML: the applied configuration must be an object")
-    return normalize(value)
+    applied: dict[str, Any] = normalize(value)
+    return applied
 
 
 def require_manager(manager: str | None) -> str:
@@ -107,7 +108,7 @@ def merge_applied(
     if conflicts and not force:
         lines = [
             f'conflict with "{entry.get("manager", "")}"'
-            + (f' using {entry.get("apiVersion")}' if entry.get("apiVersion") else "")
+            + (f" using {entry.get('apiVersion')}" if entry.get("apiVersion") else "")
             + f": .{'.'.join(path)}"
             for entry, path in conflicts
         ]

@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
+from fakeapi._http.protobuf import ProtobufError, decode_protobuf
 from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
 from fakeapi._patching.goscanner import GoSyntaxError
-from fakeapi._http.protobuf import ProtobufError, decode_protobuf
 from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
 from fakeapi._state import schema
 from fakeapi._state.resources import ResourceType
@@ -122,7 +122,9 @@ def _finish_decoding(
     """
     if not isinstance(value, dict):
         if value is None:
-            raise _unrecognized(rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original)
+            raise _unrecognized(
+                rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original
+            )
         target = (
             'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
         )
@@ -139,12 +141,17 @@ def _finish_decoding(
                 f"into Go struct field .{key} of type string",
                 original,
             )
+    if not rtype.custom:
+        # A typed decode fills a missing kind and apiVersion from the type it decodes into.
+        value = {**value, "apiVersion": value.get("apiVersion") or rtype.api_version, "kind": value.get("kind") or rtype.kind}
     api_version = value.get("apiVersion") or ""
     if api_version.count("/") > 1:
         raise _unrecognized(rtype, f"unexpected GroupVersion string: {api_version}", original)
     kind = value.get("kind") or ""
     if not kind:
-        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original)
+        raise _unrecognized(
+            rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original
+        )
     version = _version_of(value)
     strict: list[str] = []
     if body is not None:
@@ -201,7 +208,9 @@ def _decode_type_meta_only(rtype: ResourceType, body: bytes, original: bytes) ->
         if match:
             found[key] = match.group(1).decode("utf-8", "replace")
     if not found.get("kind"):
-        raise _unrecognized(rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original)
+        raise _unrecognized(
+            rtype, f"Object 'Kind' is missing in '{(body or original).decode('utf-8', 'replace')}'", original
+        )
     return found
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.answers import answer_for, read_body, respond
 from fakeapi._http.context import ServerState
-from fakeapi._http.handlers import _answer, read_body, respond
 from fakeapi._http.negotiation import PATCH_TYPES_BUILTIN, request_media_type
 from fakeapi._http.options import parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
@@ -76,14 +76,14 @@ async def handle_scale(
 ) -> web.Response:
     namespace = info.namespace if rtype.namespaced else ""
     if info.verb == "get":
-        answer = _answer(request)
+        answer = answer_for(request)
         return respond(
             request, state, SCALE_TYPE, scale_of(rtype, state.store.get(rtype, namespace, info.name)), answer
         )
     media_type = request_media_type(request.headers.get("Content-Type"))
     if info.verb == "patch" and media_type not in PATCH_TYPES_BUILTIN[:3]:
         raise APIError.unsupported_media_type(PATCH_TYPES_BUILTIN)
-    answer = _answer(request)
+    answer = answer_for(request)
     body = await read_body(request)
     options = parse_write_options("PatchOptions" if info.verb == "patch" else "UpdateOptions", request.query, "")
     context = PatchContext()

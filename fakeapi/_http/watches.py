@@ -17,10 +17,11 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.answers import served
 from fakeapi._http.context import ServerState
-from fakeapi._http.handlers import _selector_filter, served
 from fakeapi._http.negotiation import negotiate_answer
 from fakeapi._http.options import parse_list_options, parse_resource_version
+from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._patching.goencode import encode, encode_in_order
 from fakeapi._state.resources import ResourceType
@@ -54,7 +55,7 @@ async def handle_watch(
         if field_text and field_text != f"metadata.name={info.name}":
             raise APIError.bad_request("fieldSelector metadata.name doesn't match requested name")
         field_text = f"metadata.name={info.name}"
-    matches, _ = _selector_filter(rtype, label_text, field_text)
+    matches, _ = selector_filter(rtype, label_text, field_text)
     namespace = info.namespace if rtype.namespaced and info.namespace else None
     store = state.store
     start = options.resource_version

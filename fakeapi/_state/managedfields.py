@@ -84,8 +84,9 @@ def _diff(old: Any, new: Any, prefix: Path, changed: set[Path], removed: set[Pat
             if root and key in _NEVER_TRACKED_ROOT:
                 continue
             if root and key == "metadata":
-                old_meta = old.get("metadata") if isinstance(old.get("metadata"), dict) else {}
-                new_meta = value if isinstance(value, dict) else {}
+                previous = old.get("metadata")
+                old_meta: dict[str, Any] = previous if isinstance(previous, dict) else {}
+                new_meta: dict[str, Any] = value if isinstance(value, dict) else {}
                 for meta_key in (set(old_meta) | set(new_meta)) - _NEVER_TRACKED_METADATA:
                     path = (*prefix, "metadata", meta_key)
                     if meta_key not in new_meta:

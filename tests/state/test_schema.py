@@ -613,3 +613,87 @@ def test_embedded_errors_follow_schema_errors() -> None:
 
 def test_no_schema_validates_nothing() -> None:
     assert validate(resource(replicas="x"), None) == []
+
+
+# -- copy on write ---------------------------------------------------------------------------------------
+
+PRESERVE_SCHEMA: dict[str, Any] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+ALL_INPUTS = [
+    pytest.param(case.values[0], id=f"{kind}-{case.id}")
+    for kind, cases in (("prune", PRUNE_CASES), ("nulls", NULL_CASES), ("defaults", DEFAULT_CASES))
+    for case in cases
+] + [pytest.param(resource(**case.values[0]), id=f"validate-{case.id}") for case in VALIDATE_CASES]
+
+
+@pytest.mark.parametrize("obj", ALL_INPUTS)
+@pytest.mark.parametrize("schema", [SCHEMA, PRESERVE_SCHEMA, None], ids=["structural", "preserve", "none"])
+def test_no_function_changes_its_input(obj: dict[str, Any], schema: dict[str, Any] | None) -> None:
+    before = copy.deepcopy(obj)
+    pruned, _ = prune(obj, schema)
+    prune(obj, schema, root=False)
+    embedded_coercion_error(obj, schema)
+    dropped = drop_nulls_without_defaults(obj, schema)
+    defaulted = apply_defaults(obj, schema)
+    validate(obj, schema)
+    apply_defaults(drop_nulls_without_defaults(pruned, schema), schema)
+    validate(defaulted, schema)
+    assert obj == before
+    assert dropped == drop_nulls_without_defaults(copy.deepcopy(before), schema)
+    assert defaulted == apply_defaults(copy.deepcopy(before), schema)
+
+
+CONFORMING = resource(
+    replicas=2,
+    mode="fast",
+    schedule={"zone": "CET"},
+    env=[{"name": "A", "value": "1"}],
+    config={"free": {"x": None}, "retry": {"count": 1}},
+    template={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"anything": True}},
+    child={"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {"size": 1}},
+    note=None,
+)
+
+
+@pytest.mark.parametrize(
+    ("obj", "schema"),
+    [
+        pytest.param(CONFORMING, SCHEMA, id="structural"),
+        pytest.param({**resource(foo={"x": [1, None]}), "status": {"y": 1}}, PRESERVE_SCHEMA, id="preserve"),
+        pytest.param({**CONFORMING, "status": {"phase": "Done"}}, SCHEMA, id="structural-with-status"),
+    ],
+)
+def test_nothing_to_change_returns_the_same_object(obj: dict[str, Any], schema: dict[str, Any]) -> None:
+    pruned, reported = prune(obj, schema)
+    assert reported == []
+    assert pruned is obj
+    assert drop_nulls_without_defaults(obj, schema) is obj
+    assert apply_defaults(obj, schema) is obj
+
+
+def test_no_schema_returns_the_same_object() -> None:
+    obj = resource(suspend=None)
+    assert drop_nulls_without_defaults(obj, None) is obj
+    assert apply_defaults(obj, None) is obj
+    bare = {"apiVersion": "example.com/v1", "kind": "Job", "metadata": {"name": "job-1"}}
+    assert prune(bare, None) == (bare, [])
+    assert prune(bare, None)[0] is bare
+
+
+def test_preserve_unknown_fields_root_prunes_only_root_metadata() -> None:
+    obj = {**resource(anything={"deep": [1, {"x": None}]}), "metadata": {"name": "job-1", "bogus": 1}, "extra": 2}
+    pruned, reported = prune(obj, PRESERVE_SCHEMA)
+    assert pruned == {**obj, "metadata": {"name": "job-1"}}
+    assert reported == ["metadata.bogus"]
+    assert pruned["spec"] is obj["spec"]
+
+
+def test_a_change_copies_only_the_containers_on_its_path() -> None:
+    obj = {**resource(env=[{"name": "A"}, {"name": "B", "value": "x"}]), "status": {"phase": "Done"}}
+    defaulted = apply_defaults(obj, SCHEMA)
+    assert defaulted["spec"]["env"][0] == {"name": "A", "value": ""}
+    assert defaulted["spec"]["env"][1] is obj["spec"]["env"][1]
+    assert defaulted["status"] is obj["status"]
+    assert defaulted["metadata"] is obj["metadata"]
+    pruned, _ = prune({**obj, "status": {"phase": "Done", "reason": "x"}}, SCHEMA)
+    assert pruned["spec"] is obj["spec"]

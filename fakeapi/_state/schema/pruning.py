@@ -19,6 +19,7 @@ from fakeapi._state.schema.structural import Node, Schema, compiled, key_path
 __all__ = ["prune"]
 
 _TYPE_META_AND_METADATA = frozenset({"apiVersion", "kind", "metadata"})
+_NO_SCHEMA = Node({}, {})
 
 
 def prune(obj: dict[str, Any], schema: Schema | None, *, root: bool = True) -> tuple[dict[str, Any], list[str]]:
@@ -33,15 +34,7 @@ def prune(obj: dict[str, Any], schema: Schema | None, *, root: bool = True) -> t
                 result = {**obj, "metadata": known}
     node = compiled(schema) if schema is not None else None
     by_schema: list[str] = []
-    if node is None:
-        # The root is always pruned as an embedded resource: apiVersion, kind and metadata stay.
-        result = _pruned_dict(result, _NO_SCHEMA, "", by_schema, embedded=True) if root else _pruned(result, None, "", by_schema)
-    elif node.prune_inert:
-        pass
-    elif node.preserve:
-        result = _skip_pruned(result, node, "", by_schema, embedded=root or node.embedded)
-    else:
-        result = _pruned_dict(result, node, "", by_schema, embedded=root or node.embedded)
+    result = _pruned_root(result, node, by_schema) if root else _pruned(result, node, "", by_schema)
     unknown.extend(sorted(by_schema))
     embedded: list[str] = []
     result = coerce_embedded(result, node, "", embedded)
@@ -49,7 +42,14 @@ def prune(obj: dict[str, Any], schema: Schema | None, *, root: bool = True) -> t
     return result, unknown
 
 
-_NO_SCHEMA = Node({}, {})
+def _pruned_root(obj: dict[str, Any], node: Node | None, out: list[str]) -> dict[str, Any]:
+    """The root is pruned as an embedded resource: its apiVersion, kind and metadata stay."""
+    if node is None:
+        return _pruned_dict(obj, _NO_SCHEMA, "", out, embedded=True)
+    if node.preserve:
+        result: dict[str, Any] = _skip_pruned(obj, node, "", out, embedded=True)
+        return result
+    return _pruned_dict(obj, node, "", out, embedded=True)
 
 
 def _pruned(value: Any, node: Node | None, path: str, out: list[str]) -> Any:
@@ -120,7 +120,7 @@ def _skip_pruned(value: Any, node: Node, path: str, out: list[str], *, embedded:
         result: dict[str, Any] | None = None
         properties = node.properties
         for key, item in value.items():
-            if embedded and key in _TYPE_META_AND_METADATA or not isinstance(item, (dict, list)):
+            if (embedded and key in _TYPE_META_AND_METADATA) or not isinstance(item, (dict, list)):
                 continue
             if key in properties:
                 child = properties[key]

@@ -8,23 +8,25 @@ each node carries facts about its subtree that let the algorithms skip what cann
 ObjectMeta coercion, a ``x-kubernetes-preserve-unknown-fields`` subtree with nothing declared below it never
 by pruning.
 
-A schema is identified by the identity of its mapping, so it must not be changed in place once used; the
-server's schemas are decoded CRD bodies that it never mutates.
+A schema is known by the identity of its mapping, so it must not be changed in place once it has been used: a
+changed copy is a new schema, a changed original goes unnoticed. The cache holds the schemas it has seen, so an
+``id`` in it never names another one.
+
+Also here, the copy-on-write helpers the algorithms share: :func:`replaced_items`, :func:`fresh`.
 """
 
 from __future__ import annotations
 
 import copy
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["Node", "Schema", "compiled", "fresh", "key_path"]
+__all__ = ["Node", "Schema", "compiled", "fresh", "key_path", "replaced_items"]
 
 Schema = Mapping[str, Any]
 
-# Enough for every CRD version a test session or a standalone server serves at once; the schemas are held, so
-# an id in the cache always names the schema it was computed from.
+# Enough for every CRD version a test session or a standalone server serves at once.
 _CACHE_SIZE = 256
 _cache: OrderedDict[int, tuple[Schema, Node]] = OrderedDict()
 
@@ -48,6 +50,7 @@ class Node:
         "prune_inert",
         "raw",
         "skip_inert",
+        "validation",
     )
 
     raw: Schema
@@ -65,6 +68,7 @@ class Node:
     drops_nulls: bool
     defaults: bool
     embeds: bool
+    validation: Any
 
     def __init__(self, raw: Schema, memo: dict[int, Node]) -> None:
         self.raw = raw
@@ -84,6 +88,8 @@ class Node:
             (name, prop) for name, prop in self.properties.items() if prop is not None and prop.default is not None
         )
         self._decide()
+        # What validating.py reads from this node, looked up on its first validation.
+        self.validation = None
 
     def _decide(self) -> None:
         named = [prop for prop in self.properties.values() if prop is not None]
@@ -95,9 +101,9 @@ class Node:
         self.skip_inert = declared_inert and extra_inert and (self.items is None or self.items.skip_inert)
         self.prune_inert = self.preserve and self.skip_inert
         mapped = [*named, *(node for node in (self.extra,) if node is not None)]
-        self.drops_nulls = any(
-            (not node.nullable and node.default is None) or node.drops_nulls for node in mapped
-        ) or (self.items is not None and self.items.drops_nulls)
+        self.drops_nulls = any((not node.nullable and node.default is None) or node.drops_nulls for node in mapped) or (
+            self.items is not None and self.items.drops_nulls
+        )
         self.defaults = any(node.default is not None or node.defaults for node in children)
         self.embeds = self.embedded or any(node.embeds for node in children)
 
@@ -132,3 +138,15 @@ def fresh(default: Any) -> Any:
 
 def key_path(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
+
+
+def replaced_items(values: list[Any], change: Callable[[int, Any], Any]) -> list[Any]:
+    """``values`` with each item replaced by ``change(index, item)``: a new list only if one of them changes."""
+    result: list[Any] | None = None
+    for index, item in enumerate(values):
+        changed = change(index, item)
+        if changed is not item:
+            if result is None:
+                result = list(values)
+            result[index] = changed
+    return values if result is None else result

@@ -1,0 +1,98 @@
+"""Reading a request and answering it: the body size limit, the served version, the answer's form.
+
+The body is read up to 3 MiB (``limitedReadBody``: 413 beyond). An object is answered at the
+version the request asked for (a CRD without conversion: only ``apiVersion`` changes), as the
+object itself, a Table for ``kubectl get``, or partial metadata, in JSON or YAML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from fakeapi._http.context import ServerState
+from fakeapi._http.keys import ENTRY
+from fakeapi._http.negotiation import (
+    Answer,
+    negotiate_answer,
+)
+from fakeapi._http.responses import object_response, wants_pretty
+from fakeapi._state.resources import ResourceType
+from fakeapi._state.store import metadata_of
+from fakeapi.errors import APIError
+
+__all__ = ["MAX_REQUEST_BODY_BYTES", "answer_for", "pretty", "read_body", "respond", "served"]
+
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+
+
+async def read_body(request: web.Request) -> bytes:
+    """The body, at most 3 MiB (``limitedReadBody``): 413 beyond."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_REQUEST_BODY_BYTES:
+        chunk = await request.content.read(MAX_REQUEST_BODY_BYTES + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    body = b"".join(chunks)
+    entry = request.get(ENTRY)
+    if entry is not None:
+        entry.body = body
+    if len(body) > MAX_REQUEST_BODY_BYTES:
+        raise APIError.too_large(f"limit is {MAX_REQUEST_BODY_BYTES}")
+    return body
+
+
+def served(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """The object at the version the request asked for (CRD conversion ``None``: only apiVersion)."""
+    if obj.get("apiVersion") == rtype.api_version:
+        return obj
+    return {**obj, "apiVersion": rtype.api_version}
+
+
+def answer_for(request: web.Request) -> Answer:
+    return negotiate_answer(request.headers.get("Accept"))
+
+
+def pretty(request: web.Request) -> bool:
+    return wants_pretty(request.query, request.headers.get("User-Agent", ""))
+
+
+def respond(
+    request: web.Request,
+    state: ServerState,
+    rtype: ResourceType,
+    obj: dict[str, Any],
+    answer: Answer,
+    *,
+    status: int = 200,
+    warnings: tuple[str, ...] | list[str] = (),
+) -> web.Response:
+    if answer.transform == "Table":
+        from fakeapi._http.tables import table_for
+
+        table = table_for(
+            rtype,
+            [obj],
+            list_metadata={"resourceVersion": metadata_of(obj).get("resourceVersion", "")},
+            include_object=request.query.get("includeObject", ""),
+            now=state.clock.now(),
+        )
+        return object_response(
+            table, status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings, ordered=True
+        )
+    if answer.transform == "PartialObjectMetadata":
+        partial = {
+            "kind": "PartialObjectMetadata",
+            "apiVersion": f"meta.k8s.io/{answer.table_version}",
+            "metadata": metadata_of(obj),
+        }
+        return object_response(
+            partial, status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings
+        )
+    return object_response(
+        served(rtype, obj), status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings
+    )

@@ -1,0 +1,114 @@
+"""GET of one object and of a collection: selectors, pages, Tables (``handlers/get.go``).
+
+A list answers in the kind's list shape: a custom resource list is a sorted map with
+``metadata.continue`` always present; a built-in list keeps its struct order and leaves its items'
+kind and apiVersion out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from fakeapi._http.answers import answer_for, pretty, respond, served
+from fakeapi._http.context import ServerState
+from fakeapi._http.keys import STALE_REVISION
+from fakeapi._http.options import parse_list_options
+from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._http.responses import object_response
+from fakeapi._state import selectors
+from fakeapi._state.listing import field_values, paginate, supported_fields
+from fakeapi._state.resources import ResourceType
+from fakeapi._state.store import metadata_of
+from fakeapi.errors import APIError
+
+__all__ = ["handle_get", "handle_list", "selector_filter"]
+
+
+async def handle_get(request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType) -> web.Response:
+    answer = answer_for(request)
+    obj = state.store.get(rtype, info.namespace if rtype.namespaced else "", info.name)
+    stale = request.get(STALE_REVISION)
+    if stale is not None:
+        for version in reversed(state.store.history_of(rtype, info.namespace if rtype.namespaced else "", info.name)):
+            if int(metadata_of(version).get("resourceVersion", "0")) <= stale:
+                obj = version
+                break
+    return respond(request, state, rtype, obj, answer)
+
+
+def selector_filter(rtype: ResourceType, label_text: str, field_text: str) -> tuple[Any, bool]:
+    try:
+        labels = selectors.parse_label_selector(label_text)
+        fields = selectors.parse_field_selector(field_text)
+        fields.check_supported(supported_fields(rtype))
+    except selectors.SelectorError as error:
+        raise APIError.bad_request(str(error)) from None
+
+    def matches(obj: dict[str, Any]) -> bool:
+        return labels.matches(metadata_of(obj).get("labels") or {}) and (
+            fields.empty or fields.matches(field_values(rtype, obj))
+        )
+
+    return matches, labels.empty and fields.empty
+
+
+async def handle_list(request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType) -> web.Response:
+    answer = answer_for(request)
+    options = parse_list_options(request.query, watch=False)
+    matches, selectors_empty = selector_filter(rtype, options.label_selector, options.field_selector)
+    if options.continue_token and options.resource_version not in ("", "0"):
+        raise APIError.bad_request("specifying resource version is not allowed when using continue")
+    namespace = info.namespace if rtype.namespaced and info.namespace else None
+    objects = state.store.items(rtype, namespace)
+    page = paginate(
+        objects,
+        matches,
+        revision=state.store.revision,
+        all_namespaces=rtype.namespaced and namespace is None,
+        limit=options.limit,
+        continue_token=options.continue_token or None,
+        selectors_empty=selectors_empty,
+    )
+    list_meta: dict[str, Any] = {"resourceVersion": str(page.resource_version)}
+    if page.continue_token or rtype.custom:
+        list_meta["continue"] = page.continue_token
+    if page.remaining is not None:
+        list_meta["remainingItemCount"] = page.remaining
+    if answer.transform == "Table":
+        from fakeapi._http.tables import table_for
+
+        table = table_for(
+            rtype,
+            [served(rtype, item) for item in page.items],
+            list_metadata=list_meta,
+            include_object=request.query.get("includeObject", ""),
+            now=state.clock.now(),
+        )
+        return object_response(table, media_type=answer.media_type, pretty=pretty(request), ordered=True)
+    if answer.transform == "PartialObjectMetadataList":
+        items = [
+            {
+                "kind": "PartialObjectMetadata",
+                "apiVersion": f"meta.k8s.io/{answer.table_version}",
+                "metadata": metadata_of(o),
+            }
+            for o in page.items
+        ]
+        body = {
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": f"meta.k8s.io/{answer.table_version}",
+            "metadata": list_meta,
+            "items": items,
+        }
+        return object_response(body, media_type=answer.media_type, pretty=pretty(request))
+    if answer.transform == "PartialObjectMetadata":
+        raise APIError.not_acceptable(("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"))
+    if not rtype.custom:
+        items = [{k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in page.items]
+        body = {"kind": rtype.list_kind, "apiVersion": rtype.api_version, "metadata": list_meta, "items": items}
+        return object_response(body, media_type=answer.media_type, pretty=pretty(request))
+    items = [served(rtype, item) for item in page.items]
+    body = {"apiVersion": rtype.api_version, "items": items, "kind": rtype.list_kind, "metadata": list_meta}
+    return object_response(body, media_type=answer.media_type, pretty=pretty(request))

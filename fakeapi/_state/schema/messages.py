@@ -1,0 +1,85 @@
+"""Field errors spelled as the apiserver spells them for a custom resource.
+
+kube-openapi's messages (``pkg/validation/errors``) carry the value with Go's ``fmt`` verbs, and
+``kubeOpenAPIResultToFieldErrors`` (apiextensions-apiserver ``pkg/apiserver/validation/validation.go``) wraps
+them in ``field.Error``s, whose text prints the bad value again: ``%q`` strings, ``%v`` floats (``1e+06``),
+``%#v`` maps and slices (``map[string]interface {}{...}``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fakeapi._patching.gostrconv import quote
+from fakeapi._state.validation import go_value
+from fakeapi.errors import Cause
+
+__all__ = ["field", "go_float", "go_value_text", "invalid", "too_many", "type_invalid"]
+
+
+def go_float(value: float) -> str:
+    """``fmt`` ``%v`` of a float64: shortest digits, ``%e`` when the exponent is < -4 or >= 6 (``1e+06``)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign = "-" if value < 0 else ""
+    mantissa, _, exponent = repr(abs(float(value))).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    point = len(whole) + (int(exponent) if exponent else 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0") or "0"
+    power = point - 1
+    if power < -4 or power >= 6:
+        head = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{head}e{'-' if power < 0 else '+'}{abs(power):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def _go_syntax(value: Any) -> str:
+    """``%#v`` of a decoded JSON value."""
+    if isinstance(value, dict):
+        inner = ", ".join(f"{quote(key)}:{_go_syntax(value[key])}" for key in sorted(value))
+        return "map[string]interface {}{" + inner + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_syntax(item) for item in value) + "}"
+    if value is None:
+        return "interface {}(nil)"
+    return go_value_text(value)
+
+
+def go_value_text(value: Any) -> str:
+    """How ``field.Error`` prints a bad value."""
+    if isinstance(value, float):
+        return go_float(value)
+    if isinstance(value, (dict, list)):
+        return _go_syntax(value)
+    return go_value(value)
+
+
+def field(name: str) -> str:
+    """The field of a kube-openapi name: ``kubeOpenAPIResultToFieldErrors`` drops one leading dot."""
+    return name[1:] if name.startswith(".") else name
+
+
+def invalid(path: str, value: Any, detail: str) -> Cause:
+    return Cause("FieldValueInvalid", f"Invalid value: {go_value_text(value)}: {detail}", path)
+
+
+def type_invalid(path: str, type_name: str, observed: str) -> Cause:
+    message = f"{path} in body must be of type {type_name}: {quote(observed)}"
+    return Cause("FieldValueTypeInvalid", f"Invalid value: {quote(observed)}: {message}", field(path))
+
+
+def too_many(path: str, actual: int, maximum: int) -> Cause:
+    unit = "item" if maximum == 1 else "items"
+    return Cause("FieldValueTooMany", f"Too many: {actual}: must have at most {maximum} {unit}", field(path))
