@@ -18,8 +18,8 @@ from fakeapi._http.negotiation import (
     negotiate_answer,
 )
 from fakeapi._http.responses import object_response, wants_pretty
+from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.store import metadata_of
 from fakeapi.errors import APIError
 
 __all__ = ["MAX_REQUEST_BODY_BYTES", "answer_for", "pretty", "read_body", "respond", "served"]

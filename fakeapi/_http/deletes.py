@@ -22,8 +22,8 @@ from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response
 from fakeapi._patching.godecode import decode
 from fakeapi._patching.goscanner import GoSyntaxError
+from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.store import metadata_of
 from fakeapi.errors import APIError, status_body
 
 __all__ = ["handle_delete", "handle_delete_collection"]

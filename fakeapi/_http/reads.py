@@ -19,8 +19,8 @@ from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response
 from fakeapi._state import selectors
 from fakeapi._state.listing import field_values, paginate, supported_fields
+from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.store import metadata_of
 from fakeapi.errors import APIError
 
 __all__ = ["handle_get", "handle_list", "selector_filter"]

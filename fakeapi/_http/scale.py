@@ -20,8 +20,8 @@ from fakeapi._http.patching import PatchContext, compute_patch
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._patching.godecode import decode
 from fakeapi._patching.goscanner import GoSyntaxError
+from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.store import metadata_of
 from fakeapi.errors import APIError
 
 __all__ = ["handle_scale"]

@@ -24,8 +24,8 @@ from fakeapi._http.options import parse_list_options, parse_resource_version
 from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._patching.goencode import encode, encode_in_order
+from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.store import metadata_of
 from fakeapi._state.watching import ADDED, Watcher
 from fakeapi.errors import APIError
 

@@ -27,8 +27,8 @@ from fakeapi._http.negotiation import (
 from fakeapi._http.options import WriteOptions, parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
 from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.store import metadata_of, with_metadata
 from fakeapi.errors import APIError
 
 __all__ = ["handle_create", "handle_patch", "handle_update"]

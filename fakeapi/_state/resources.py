@@ -17,7 +17,15 @@ from typing import Any
 
 from fakeapi.errors import GroupResource
 
-__all__ = ["BUILTIN_TYPES", "ResourceType", "kube_version_sort_key", "storage_version_hash", "types_from_crd"]
+__all__ = [
+    "BUILTIN_TYPES",
+    "CRD_TYPE",
+    "NAMESPACE_TYPE",
+    "ResourceType",
+    "kube_version_sort_key",
+    "storage_version_hash",
+    "types_from_crd",
+]
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 CRD_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
@@ -209,6 +217,9 @@ def _scale_paths(scale: Any) -> tuple[str, str, str]:
         str(scale.get("labelSelectorPath") or "").lstrip("."),
     )
 
+
+NAMESPACE_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "Namespace")
+CRD_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "CustomResourceDefinition")
 
 _VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 

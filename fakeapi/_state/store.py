@@ -27,18 +27,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakeapi._patching.goencode import encode
+from fakeapi._state import controllers
 from fakeapi._state.clock import Clock
+from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
-from fakeapi._state.resources import BUILTIN_TYPES, ResourceType
-from fakeapi._state.strategy import CRD_CLEANUP_FINALIZER, Strategy, strategy_for
+from fakeapi._state.resources import NAMESPACE_TYPE, ResourceType
+from fakeapi._state.strategy import Strategy, strategy_for
 from fakeapi._state.watching import ADDED, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
-__all__ = ["Committed", "Store", "StoreSnapshot"]
+__all__ = ["Committed", "Store", "StoreSnapshot", "metadata_of"]
 
 GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATE_NAME_ATTEMPTS = 8
-CONTROLLER_MANAGER = "kube-apiserver"
 OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
 
 Key = tuple[str, str]
@@ -65,33 +66,13 @@ class Committed:
     warnings: tuple[str, ...] = ()
 
 
-def metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, dict) else {}
-
-
-def with_metadata(obj: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    """A copy of ``obj`` with metadata fields set (None removes a field)."""
-    metadata = dict(metadata_of(obj))
-    for field, value in changes.items():
-        if value is None:
-            metadata.pop(field, None)
-        else:
-            metadata[field] = value
-    return {**obj, "metadata": metadata}
-
-
-def _without_resource_version(obj: dict[str, Any]) -> dict[str, Any]:
-    return with_metadata(obj, resourceVersion=None)
-
-
 class Store:
     """All objects of one fake apiserver, and the single revision counter."""
 
     def __init__(self, *, clock: Clock, history_window: int = 10000, versions_kept: int = 32, seed: int = 0) -> None:
         self.clock = clock
         self.registry = Registry()
-        self._finalizing: set[str] = set()
+        self.finalizing: set[str] = set()
         self._encodings: dict[tuple[tuple[str, str], str, str], tuple[dict[str, Any], bytes]] = {}
         self.revision = 0
         self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
@@ -135,7 +116,7 @@ class Store:
         cached = self._encodings.get(key)
         if cached is not None and cached[0] is obj:
             return cached[1]
-        encoded = encode(_without_resource_version(obj))
+        encoded = encode(without_resource_version(obj))
         self._encodings[key] = (obj, encoded)
         return encoded
 
@@ -145,7 +126,7 @@ class Store:
         self.revision += 1
         return self.revision
 
-    def _persist(
+    def persist(
         self, rtype: ResourceType, obj: dict[str, Any], change_type: str, previous: dict[str, Any] | None
     ) -> dict[str, Any]:
         revision = self._next_revision()
@@ -205,7 +186,7 @@ class Store:
         warnings = tuple(strategy.warnings_on_create(rtype, prepared))
         if dry_run:
             return Committed(prepared, changed=False, warnings=warnings)
-        stored = self._persist(rtype, prepared, ADDED, None)
+        stored = self.persist(rtype, prepared, ADDED, None)
         strategy.after_create(self, rtype, stored)
         return Committed(stored, changed=True, warnings=warnings)
 
@@ -273,13 +254,13 @@ class Store:
         if track_fields:
             new = strategy.track_update(rtype, new, current, manager, subresource, self.clock.timestamp())
         warnings = tuple(strategy.warnings_on_update(rtype, new, current))
-        new_encoding = encode(_without_resource_version(new))
+        new_encoding = encode(without_resource_version(new))
         if new_encoding == self._encoded_without_revision(rtype, current):
             return Committed(current, changed=False, warnings=warnings)
         if strategy.should_delete_during_update(new, current):
             if dry_run:
                 return Committed(new, changed=False, deleted=True, warnings=warnings)
-            self._delete_now(rtype, current)
+            self.delete_now(rtype, current)
             return Committed(
                 with_metadata(new, resourceVersion=current_meta.get("resourceVersion")), True, True, warnings
             )
@@ -287,7 +268,7 @@ class Store:
             return Committed(
                 with_metadata(new, resourceVersion=current_meta.get("resourceVersion")), False, False, warnings
             )
-        stored = self._persist(rtype, new, MODIFIED, current)
+        stored = self.persist(rtype, new, MODIFIED, current)
         self._encodings[(rtype.storage_key, namespace, name)] = (stored, new_encoding)
         strategy.after_update(self, rtype, stored, current)
         return Committed(stored, changed=True, warnings=warnings)
@@ -328,109 +309,28 @@ class Store:
         if not finalizers and not strategy.graceful(rtype, current):
             if dry_run:
                 return Committed(current, changed=False, deleted=True)
-            deleted = self._delete_now(rtype, current)
+            deleted = self.delete_now(rtype, current)
             return Committed(deleted, changed=True, deleted=True)
         marked = strategy.mark_for_deletion(rtype, current, finalizers, self.clock.timestamp())
         if encode(marked) == encode(current):
             return Committed(current, changed=False)
         if dry_run:
             return Committed(marked, changed=False)
-        stored = self._persist(rtype, marked, MODIFIED, current)
+        stored = self.persist(rtype, marked, MODIFIED, current)
         strategy.after_update(self, rtype, stored, current)
         return Committed(stored, changed=True)
 
-    def _delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
-        deleted = self._persist(rtype, current, DELETED, current)
+    def delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
+        """Remove an object at once (its last finalizer is gone, or it never had one)."""
+        deleted = self.persist(rtype, current, DELETED, current)
         strategy_for(rtype).after_delete(self, rtype, deleted)
         namespace = metadata_of(current).get("namespace")
         if namespace and rtype.namespaced:
-            self.finalize_namespace(namespace)
+            controllers.finalize_namespace(self, namespace)
         return deleted
 
-    # -- the controllers the fake emulates ------------------------------------------------------
-
     def namespace_type(self) -> ResourceType:
-        return _NAMESPACE_TYPE
-
-    def finalize_namespace(self, name: str) -> None:
-        """The namespace controller: delete what is inside, then the namespace once it is empty."""
-        namespace = self.find(_NAMESPACE_TYPE, "", name)
-        if namespace is None or metadata_of(namespace).get("deletionTimestamp") is None:
-            return
-        if name in self._finalizing:
-            return
-        self._finalizing.add(name)
-        try:
-            self._finalize_namespace(name)
-        finally:
-            self._finalizing.discard(name)
-
-    def _finalize_namespace(self, name: str) -> None:
-        remaining = False
-        for rtype in self._namespaced_storage_types():
-            for obj in [o for (ns, _), o in list(self.bucket(rtype).items()) if ns == name]:
-                meta = metadata_of(obj)
-                if meta.get("deletionTimestamp") is None:
-                    self.delete(rtype, name, meta.get("name", ""))
-                if self.find(rtype, name, meta.get("name", "")) is not None:
-                    remaining = True
-        namespace = self.get(_NAMESPACE_TYPE, "", name)
-        if not remaining and not metadata_of(namespace).get("finalizers"):
-            self._delete_now(_NAMESPACE_TYPE, namespace)
-
-    def _namespaced_storage_types(self) -> list[ResourceType]:
-        seen: set[tuple[str, str]] = set()
-        types = []
-        for rtype in self.registry.all_types():
-            if rtype.namespaced and rtype.storage_key not in seen:
-                seen.add(rtype.storage_key)
-                types.append(rtype)
-        return types
-
-    def clean_up_custom_resources(self, crd: dict[str, Any]) -> None:
-        """The CRD finalizer controller: delete every instance, then let the CRD go."""
-        crd_name = metadata_of(crd).get("name", "")
-        types = self.registry.custom_types_of(crd_name)
-        if types:
-            rtype = types[0]
-            for obj in list(self.bucket(rtype).values()):
-                meta = metadata_of(obj)
-                if meta.get("deletionTimestamp") is None:
-                    self.delete(rtype, meta.get("namespace", ""), meta.get("name", ""))
-        self._release_crd(crd_name)
-
-    def finish_crd_cleanup(self, rtype: ResourceType) -> None:
-        """After an instance went: if its CRD is waiting for the last one, release it."""
-        crd = self.find(_CRD_TYPE, "", rtype.crd_name)
-        if crd is not None and metadata_of(crd).get("deletionTimestamp") is not None:
-            self._release_crd(rtype.crd_name)
-
-    def _release_crd(self, crd_name: str) -> None:
-        types = self.registry.custom_types_of(crd_name)
-        if types and self.bucket(types[0]):
-            return
-        crd = self.find(_CRD_TYPE, "", crd_name)
-        if crd is None:
-            return
-        finalizers = [f for f in metadata_of(crd).get("finalizers") or [] if f != CRD_CLEANUP_FINALIZER]
-        self.update(
-            _CRD_TYPE,
-            "",
-            crd_name,
-            lambda current: with_metadata(current, finalizers=finalizers or None),
-            unconditional=True,
-            manager=CONTROLLER_MANAGER,
-        )
-
-    def remove_custom_resources(self, crd: dict[str, Any]) -> None:
-        """The CRD is gone: so are its instances and its served types."""
-        crd_name = metadata_of(crd).get("name", "")
-        for rtype in self.registry.custom_types_of(crd_name)[:1]:
-            for obj in list(self.bucket(rtype).values()):
-                self._persist(rtype, obj, DELETED, obj)
-            self.objects.pop(rtype.storage_key, None)
-            self.hub.close_all(rtype.storage_key)
-        self.registry.unregister_crd(crd_name)
+        return NAMESPACE_TYPE
 
     def clear(self) -> None:
         """No objects, no CRDs, no history; the revision counter keeps counting."""
@@ -471,10 +371,6 @@ class Store:
 
     def all_buckets(self) -> Iterator[tuple[tuple[str, str], dict[Key, dict[str, Any]]]]:
         return iter(list(self.objects.items()))
-
-
-_NAMESPACE_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "Namespace")
-_CRD_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "CustomResourceDefinition")
 
 
 def _rv_required_cause() -> Cause:

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._state import defaults, managedfields, schema
-from fakeapi._state.resources import ResourceType
+from fakeapi._state import controllers, defaults, managedfields, schema
+from fakeapi._state.controllers import CRD_CLEANUP_FINALIZER
+from fakeapi._state.objects import metadata_of, with_metadata
+from fakeapi._state.resources import NAMESPACE_TYPE, ResourceType
 from fakeapi._state.validation import (
     finalizer_warnings,
     go_value,
@@ -38,24 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["Strategy", "strategy_for"]
 
 NAMESPACE_FINALIZER = "kubernetes"
-CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 _GENERATION_KINDS = {("apps", "Deployment"), ("batch", "Job"), ("apiextensions.k8s.io", "CustomResourceDefinition")}
 _NAMESPACES = GroupResource("", "namespaces")
-
-
-def _meta(obj: dict[str, Any]) -> dict[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, dict) else {}
-
-
-def _set_meta(obj: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    metadata = dict(_meta(obj))
-    for field, value in changes.items():
-        if value is None:
-            metadata.pop(field, None)
-        else:
-            metadata[field] = value
-    return {**obj, "metadata": metadata}
 
 
 def _without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
@@ -81,7 +67,7 @@ class Strategy:
     def prepare_for_create(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         if "status" in rtype.subresources and rtype.custom:
             obj = _without(obj, "status")
-        obj = _set_meta(obj, generation=1 if self.has_generation or rtype.custom else None)
+        obj = with_metadata(obj, generation=1 if self.has_generation or rtype.custom else None)
         return defaults.apply_defaults(rtype.group, rtype.version, rtype.kind, obj, creating=True)
 
     def allocate(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
@@ -89,17 +75,17 @@ class Strategy:
         return obj
 
     def validate_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
-        name = _meta(obj).get("name", "")
+        name = metadata_of(obj).get("name", "")
         self._check_namespace(store, rtype, obj)
         self._raise_type_meta(rtype, name, obj)
         causes = validate_object_meta(
-            _meta(obj), namespaced=rtype.namespaced, dns_label_names=rtype.kind == "Namespace"
+            metadata_of(obj), namespaced=rtype.namespaced, dns_label_names=rtype.kind == "Namespace"
         )
         causes += self.validate_content(rtype, obj)
         self._raise_if(rtype, name, causes)
 
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
-        return finalizer_warnings(_meta(obj).get("finalizers") or []) if rtype.custom else []
+        return finalizer_warnings(metadata_of(obj).get("finalizers") or []) if rtype.custom else []
 
     def track_create(
         self, rtype: ResourceType, obj: dict[str, Any], manager: str, now: str, operation: str = "Update"
@@ -123,9 +109,9 @@ class Strategy:
     def before_update(
         self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> dict[str, Any]:
-        old_meta = _meta(old)
-        new_meta = _meta(new)
-        new = _set_meta(
+        old_meta = metadata_of(old)
+        new_meta = metadata_of(new)
+        new = with_metadata(
             new,
             uid=new_meta.get("uid") or old_meta.get("uid"),
             creationTimestamp=old_meta.get("creationTimestamp"),
@@ -133,13 +119,13 @@ class Strategy:
             selfLink=None,
         )
         if old_meta.get("deletionTimestamp") is not None:
-            new = _set_meta(
+            new = with_metadata(
                 new,
                 deletionTimestamp=old_meta["deletionTimestamp"],
                 deletionGracePeriodSeconds=old_meta.get("deletionGracePeriodSeconds"),
             )
         if subresource == "status":
-            status_and_fields = _set_meta(old, managedFields=_meta(new).get("managedFields"))
+            status_and_fields = with_metadata(old, managedFields=metadata_of(new).get("managedFields"))
             if "status" in new:
                 return {**status_and_fields, "status": new["status"]}
             return _without(status_and_fields, "status")
@@ -147,17 +133,20 @@ class Strategy:
             new = {**new, "status": old["status"]} if "status" in old else _without(new, "status")
         new = defaults.apply_defaults(rtype.group, rtype.version, rtype.kind, new, creating=False)
         if (self.has_generation or rtype.custom) and _without(new, "metadata") != _without(old, "metadata"):
-            new = _set_meta(new, generation=(old_meta.get("generation") or 0) + 1)
+            new = with_metadata(new, generation=(old_meta.get("generation") or 0) + 1)
         return new
 
     def validate_update(
         self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> None:
-        name = _meta(old).get("name", "")
+        name = metadata_of(old).get("name", "")
         self._raise_type_meta(rtype, name, new)
-        causes = validate_update_meta(_meta(new), _meta(old))
+        causes = validate_update_meta(metadata_of(new), metadata_of(old))
         meta_causes = validate_object_meta(
-            _meta(new), namespaced=rtype.namespaced, dns_label_names=rtype.kind == "Namespace", previous=_meta(old)
+            metadata_of(new),
+            namespaced=rtype.namespaced,
+            dns_label_names=rtype.kind == "Namespace",
+            previous=metadata_of(old),
         )
         causes += [cause for cause in meta_causes if cause not in causes]
         causes += self.validate_content(rtype, new, subresource=subresource)
@@ -166,8 +155,8 @@ class Strategy:
     def warnings_on_update(self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
         if not rtype.custom:
             return []
-        before = set(_meta(old).get("finalizers") or [])
-        added = sorted(f for f in _meta(new).get("finalizers") or [] if f not in before)
+        before = set(metadata_of(old).get("finalizers") or [])
+        added = sorted(f for f in metadata_of(new).get("finalizers") or [] if f not in before)
         return finalizer_warnings(added)
 
     def track_update(
@@ -185,9 +174,9 @@ class Strategy:
 
     def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         """``ShouldDeleteDuringUpdate``: the last finalizer of a deleting object went."""
-        old_meta = _meta(old)
+        old_meta = metadata_of(old)
         return (
-            not _meta(new).get("finalizers")
+            not metadata_of(new).get("finalizers")
             and old_meta.get("deletionTimestamp") is not None
             and not old_meta.get("deletionGracePeriodSeconds")
         )
@@ -201,13 +190,13 @@ class Strategy:
         self, rtype: ResourceType, obj: dict[str, Any], finalizers: list[str], now: str
     ) -> dict[str, Any]:
         """``markAsDeleting``: deletionTimestamp once, grace period 0, generation + 1 the first time."""
-        meta = _meta(obj)
+        meta = metadata_of(obj)
         changes: dict[str, Any] = {"finalizers": finalizers or None, "deletionGracePeriodSeconds": 0}
         if meta.get("deletionTimestamp") is None:
             changes["deletionTimestamp"] = now
             if (meta.get("generation") or 0) > 0:
                 changes["generation"] = meta["generation"] + 1
-        return _set_meta(obj, **changes)
+        return with_metadata(obj, **changes)
 
     def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
@@ -241,15 +230,14 @@ class Strategy:
     def _check_namespace(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
         if not rtype.namespaced:
             return
-        namespace = _meta(obj).get("namespace", "")
-        namespaces = store.namespace_type()
-        existing = store.find(namespaces, "", namespace)
+        namespace = metadata_of(obj).get("namespace", "")
+        existing = store.find(NAMESPACE_TYPE, "", namespace)
         if existing is None:
             raise APIError.not_found(_NAMESPACES, namespace)
-        if _meta(existing).get("deletionTimestamp") is not None:
+        if metadata_of(existing).get("deletionTimestamp") is not None:
             raise APIError.forbidden(
                 rtype.group_resource,
-                _meta(obj).get("name", ""),
+                metadata_of(obj).get("name", ""),
                 f"unable to create new content in namespace {namespace} because it is being terminated",
                 [Cause("NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace")],
             )
@@ -260,7 +248,7 @@ class CustomResourceStrategy(Strategy):
         return False
 
     def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
-        store.finish_crd_cleanup(rtype)
+        controllers.finish_crd_cleanup(store, rtype)
 
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
         if rtype.schema is None:
@@ -306,8 +294,8 @@ class NamespaceStrategy(Strategy):
         return {**marked, "status": {**(marked.get("status") or {}), "phase": "Terminating"}}
 
     def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
-        if _meta(obj).get("deletionTimestamp") is not None:
-            store.finalize_namespace(_meta(obj).get("name", ""))
+        if metadata_of(obj).get("deletionTimestamp") is not None:
+            controllers.finalize_namespace(store, metadata_of(obj).get("name", ""))
 
 
 class CustomResourceDefinitionStrategy(GenerationStrategy):
@@ -329,11 +317,11 @@ class CustomResourceDefinitionStrategy(GenerationStrategy):
 
     def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         store.registry.register_crd(obj)
-        if _meta(obj).get("deletionTimestamp") is not None:
-            store.clean_up_custom_resources(obj)
+        if metadata_of(obj).get("deletionTimestamp") is not None:
+            controllers.clean_up_custom_resources(store, obj)
 
     def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
-        store.remove_custom_resources(obj)
+        controllers.remove_custom_resources(store, obj)
 
     def mark_for_deletion(
         self, rtype: ResourceType, obj: dict[str, Any], finalizers: list[str], now: str
@@ -368,7 +356,7 @@ def _with_crd_status(crd: dict[str, Any]) -> dict[str, Any]:
     if names.get("kind") and "singular" not in names:
         names["singular"] = names["kind"].lower()
     status = dict(crd.get("status") or {})
-    transition = _meta(crd).get("creationTimestamp")
+    transition = metadata_of(crd).get("creationTimestamp")
     previous = {c.get("type"): c for c in status.get("conditions") or []}
     conditions = []
     for kind, reason, message in (
@@ -403,7 +391,7 @@ def _crd_causes(crd: dict[str, Any]) -> list[Cause]:
     names = spec.get("names") or {}
     causes: list[Cause] = []
     group, plural = spec.get("group", ""), names.get("plural", "")
-    name = _meta(crd).get("name", "")
+    name = metadata_of(crd).get("name", "")
     if name != f"{plural}.{group}":
         causes.append(invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
     if not group:
