@@ -1,8 +1,14 @@
 """``fakeapi serve``: the standalone server for kubectl and any other client.
 
-Starts a :class:`~fakeapi.server.FakeAPIServer` in memory, optionally writes a kubeconfig for it,
-loads CRDs and objects, prints one line with its URL when it is ready, logs requests when asked,
-and stops cleanly on Ctrl-C or SIGTERM.
+Starts a :class:`~fakeapi.server.FakeAPIServer` in memory, loads CRDs and objects, writes a
+kubeconfig for it when asked, prints one line with its URL when it is ready, logs requests when
+asked, and stops cleanly with exit code 0 on Ctrl-C or SIGTERM. Anything that keeps it from
+starting (a manifest that does not load, a port in use) is one line on stderr and exit code 2,
+before the ready line, so a script waiting for that line never waits in vain.
+
+Manifests are read here rather than by :meth:`FakeAPIServer.load` so that an error names the file
+it came from, and so that JSON files are parsed as JSON: a tab-indented JSON file (Go's
+``json.MarshalIndent(v, "", "\\t")``, many editors) is not valid YAML.
 """
 
 from __future__ import annotations
@@ -10,14 +16,39 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
+import json
+import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from fakeapi import __version__
+from fakeapi.errors import APIError
 from fakeapi.server import FakeAPIServer
 
 __all__ = ["main"]
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+CRD_KIND = "CustomResourceDefinition"
+
+
+class LoadError(Exception):
+    """A manifest that cannot be loaded; ``str()`` is the line printed on stderr."""
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number from 0 to 65535")
+    return port
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,17 +61,24 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         help="run the fake apiserver until interrupted",
-        description="Run the fake apiserver in memory until Ctrl-C or SIGTERM. Prints one line with its URL when ready.",
+        description=(
+            "Run the fake apiserver in memory until Ctrl-C or SIGTERM (exit code 0). When it is ready it prints "
+            "one line, 'fakeapi serving on URL'; if it cannot start it prints the reason on stderr and exits "
+            "with code 2."
+        ),
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     serve.add_argument(
-        "--port", type=int, default=8001, help="port to listen on; 0 picks a free one (default: %(default)s)"
+        "--port", type=_port, default=8001, help="port to listen on; 0 picks a free one (default: %(default)s)"
     )
     serve.add_argument(
         "--kubeconfig",
         metavar="PATH",
         type=Path,
-        help="write a kubeconfig for this server to PATH (usable by kubectl, kubernetes_asyncio, the kubernetes client, kopf)",
+        help=(
+            "write a kubeconfig for this server to PATH before the ready line (usable by kubectl, "
+            "kubernetes_asyncio, the kubernetes client, kopf)"
+        ),
     )
     serve.add_argument(
         "--crd",
@@ -48,7 +86,10 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         type=Path,
-        help="CRD manifests to install at start: a YAML/JSON file or a folder of them (repeatable)",
+        help=(
+            "CustomResourceDefinitions to install at start: a YAML or JSON file, multi-document, or a folder of "
+            "them such as an operator's deploy/crds or a Helm chart's crds/ (repeatable)"
+        ),
     )
     serve.add_argument(
         "--load",
@@ -56,12 +97,18 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         type=Path,
-        help="objects to create at start, YAML or JSON, multi-document, file or folder (repeatable)",
+        help=(
+            "objects to create at start, after the CRDs: a YAML or JSON file, multi-document, or a folder of "
+            "them (repeatable)"
+        ),
     )
     serve.add_argument(
         "--log-requests",
         action="store_true",
-        help="print one line per request: method, path, status, milliseconds, and the spelling diagnosis if any",
+        help=(
+            "print one line per request on stdout: method, path, status, milliseconds, and why a JSON patch "
+            "test failed when it failed only because of how the value was spelled"
+        ),
     )
     serve.add_argument(
         "--bookmark-interval",
@@ -73,33 +120,133 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _manifest_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
+    if not path.exists():
+        raise LoadError(f"{path}: no such file or directory")
+    return [path]
+
+
+def _json_documents(text: str) -> Iterator[Any]:
+    """One JSON value, or several one after another (``kubectl get -o json`` output concatenated)."""
+    decoder = json.JSONDecoder()
+    position = 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position == len(text):
+            return
+        document, position = decoder.raw_decode(text, position)
+        yield document
+
+
+def _describe(obj: dict[str, Any]) -> str:
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
+    name = metadata.get("name") or metadata.get("generateName") or "?"
+    return f"{obj.get('kind') or 'object without a kind'} {name!r}"
+
+
+def _expand(file: Path, document: Any) -> Iterator[dict[str, Any]]:
+    """A manifest document as objects: a ``List`` gives its items; an empty document nothing."""
+    if document is None:
+        return
+    if not isinstance(document, dict):
+        raise LoadError(f"{file}: a document is a {type(document).__name__}, not an object")
+    items = document.get("items")
+    if str(document.get("kind", "")).endswith("List") and isinstance(items, list):
+        for item in items:
+            yield from _expand(file, item)
+        return
+    if not document.get("apiVersion") or not document.get("kind"):
+        raise LoadError(f"{file}: {_describe(document)} has no apiVersion or no kind")
+    yield document
+
+
+def _read_manifests(path: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for file in _manifest_files(path):
+        try:
+            text = file.read_text(encoding="utf-8")
+            documents = list(_json_documents(text) if file.suffix == ".json" else yaml.safe_load_all(text))
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as error:
+            reason = str(error).replace("\n", " ")
+            raise LoadError(f"{file}: {reason}") from error
+        for document in documents:
+            for obj in _expand(file, document):
+                yield file, obj
+
+
+def _preload(server: FakeAPIServer, crd_paths: list[Path], load_paths: list[Path]) -> None:
+    """CRDs first (from --crd, then any in --load), then the other objects, in the order given."""
+    crds: list[tuple[Path, dict[str, Any]]] = []
+    others: list[tuple[Path, dict[str, Any]]] = []
+    for path in crd_paths:
+        for file, obj in _read_manifests(path):
+            if obj.get("kind") != CRD_KIND:
+                raise LoadError(
+                    f"{file}: {_describe(obj)} is not a {CRD_KIND} (--crd takes CRD manifests; use --load for objects)"
+                )
+            crds.append((file, obj))
+    for path in load_paths:
+        for file, obj in _read_manifests(path):
+            (crds if obj.get("kind") == CRD_KIND else others).append((file, obj))
+    for file, obj in crds + others:
+        try:
+            server.load(obj)
+        except (APIError, LookupError, ValueError) as error:
+            raise LoadError(f"{file}: cannot create {_describe(obj)}: {error}") from error
+
+
+def _print(line: str) -> None:
+    """A line on stdout, at once; a reader that went away (``| head``) must not break the server."""
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        print(line, flush=True)
+
+
+def _listen_error(host: str, port: int, error: OSError) -> str:
+    if error.errno == errno.EADDRINUSE:
+        reason = "address already in use (pick another --port, or --port 0 for a free one)"
+    elif error.errno:
+        reason = os.strerror(error.errno)
+    else:
+        reason = str(error)
+    return f"fakeapi: cannot listen on {host}:{port}: {reason}"
+
+
 async def _serve(args: argparse.Namespace) -> int:
-    server = FakeAPIServer(args.host, args.port, bookmark_interval=args.bookmark_interval)
-    try:
-        for path in args.crd:
-            server.load(path)
-        for path in args.load:
-            server.load(path)
-    except (OSError, LookupError, ValueError) as error:
-        print(f"fakeapi: cannot load: {error}", file=sys.stderr)
-        return 2
-    if args.log_requests:
-        server.state.request_log = lambda line: print(line, flush=True)
-    try:
-        await server.start()
-    except OSError as error:
-        print(f"fakeapi: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
-        return 2
-    if args.kubeconfig:
-        server.kubeconfig(args.kubeconfig)
-    print(f"fakeapi serving on {server.url}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
-    await server.stop()
+    server = FakeAPIServer(args.host, args.port, bookmark_interval=args.bookmark_interval)
+    try:
+        _preload(server, args.crd, args.load)
+    except LoadError as error:
+        print(f"fakeapi: cannot load {error}", file=sys.stderr)
+        return 2
+    if args.log_requests:
+        server.state.request_log = _print
+    try:
+        await server.start()
+    except OSError as error:
+        print(_listen_error(args.host, args.port, error), file=sys.stderr)
+        return 2
+    try:
+        if args.kubeconfig:
+            try:
+                server.kubeconfig(args.kubeconfig)
+            except OSError as error:
+                reason = error.strerror or error
+                print(f"fakeapi: cannot write the kubeconfig {args.kubeconfig}: {reason}", file=sys.stderr)
+                return 2
+        if not stop.is_set():
+            _print(f"fakeapi serving on {server.url}")
+            await stop.wait()
+    finally:
+        await server.stop()
     return 0
 
 
@@ -107,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command != "serve":
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return 2
     try:
         return asyncio.run(_serve(args))

@@ -53,7 +53,7 @@ def encode_body(value: Any, *, media_type: str = JSON, pretty: bool = False, ord
         text = orjson.dumps(value, default=_pretty_default, option=option)
         for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026")):
             text = text.replace(raw, escaped)
-        return text + b"\n"
+        return text  # json.MarshalIndent output, with nothing after it
     return (encode_in_order(value) if ordered else encode(value)) + b"\n"
 
 

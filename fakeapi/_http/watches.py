@@ -109,9 +109,10 @@ async def handle_watch(
         for line in initial:
             await response.write(line)
         await _stream(response, watcher, state, rtype, options.timeout_seconds, options.allow_bookmarks, render)
-    except (ConnectionResetError, asyncio.CancelledError):
+    except ConnectionResetError:
         pass
     finally:
+        # Also when the client went away and the handler is cancelled: the watch ends with it.
         store.hub.unsubscribe(watcher)
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write_eof()
