@@ -17,11 +17,12 @@ import argparse
 import asyncio
 import contextlib
 import errno
+import gc
 import json
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -215,6 +216,17 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     return f"fakeapi: cannot listen on {host}:{port}: {reason}"
 
 
+def _tune_garbage_collection() -> None:
+    """The store keeps many small immutable objects alive: full collections would walk them all.
+
+    Freezing what was loaded at start and collecting the young generation less often keeps the
+    pauses out of request latency; reference cycles are rare in what the server allocates.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+
+
 async def _serve(args: argparse.Namespace) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -234,6 +246,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except OSError as error:
         print(_listen_error(args.host, args.port, error), file=sys.stderr)
         return 2
+    _tune_garbage_collection()
     try:
         if args.kubeconfig:
             try:
@@ -257,9 +270,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return asyncio.run(_serve(args))
+        return _run(_serve(args))
     except KeyboardInterrupt:
         return 0
+
+
+def _run(main: Coroutine[Any, Any, int]) -> int:
+    """Run on uvloop where it is installed (faster sockets), else on asyncio's own loop."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
 
 
 if __name__ == "__main__":

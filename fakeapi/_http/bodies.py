@@ -143,7 +143,11 @@ def _finish_decoding(
             )
     if not rtype.custom:
         # A typed decode fills a missing kind and apiVersion from the type it decodes into.
-        value = {**value, "apiVersion": value.get("apiVersion") or rtype.api_version, "kind": value.get("kind") or rtype.kind}
+        value = {
+            **value,
+            "apiVersion": value.get("apiVersion") or rtype.api_version,
+            "kind": value.get("kind") or rtype.kind,
+        }
     api_version = value.get("apiVersion") or ""
     if api_version.count("/") > 1:
         raise _unrecognized(rtype, f"unexpected GroupVersion string: {api_version}", original)

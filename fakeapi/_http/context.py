@@ -24,6 +24,7 @@ class ServerConfig:
     history_window: int = 10000
     versions_kept: int = 32
     seed: int = 0
+    journal_limit: int = 10000
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class ServerState:
             versions_kept=self.config.versions_kept,
             seed=self.config.seed,
         )
-        self.journal = Journal()
+        self.journal = Journal(self.config.journal_limit)
         self.gate: Gate | None = None
         self.server_address = "127.0.0.1:0"
         self.errors: list[str] = []

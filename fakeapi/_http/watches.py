@@ -38,6 +38,20 @@ def _event_line(kind: str, body: bytes) -> bytes:
     return b'{"type":"' + kind.encode() + b'","object":' + body + b"}\n"
 
 
+_last_encoding: tuple[Any, str, bytes] = (None, "", b"")
+
+
+def _encoded_once(obj: dict[str, Any], rtype: ResourceType) -> bytes:
+    """The same change goes to every watcher: encode it once (objects are never mutated)."""
+    global _last_encoding
+    cached = _last_encoding
+    if cached[0] is obj and cached[1] == rtype.api_version:
+        return cached[2]
+    encoded = encode(served(rtype, obj))
+    _last_encoding = (obj, rtype.api_version, encoded)
+    return encoded
+
+
 def _bookmark(rtype: ResourceType, revision: int, *, initial_end: bool = False) -> bytes:
     metadata: dict[str, Any] = {"resourceVersion": str(revision)}
     if initial_end:
@@ -78,7 +92,7 @@ async def handle_watch(
             )
             table_headers[0] = False
             return _event_line(kind, encode_in_order(table))
-        return _event_line(kind, encode(served(rtype, obj)))
+        return _event_line(kind, _encoded_once(obj, rtype))
 
     expired: APIError | None = None
     if start_revision is None or options.send_initial_events:
@@ -147,5 +161,12 @@ async def _stream(
             continue
         if item is None:
             return
-        kind, obj = item
-        await response.write(render(kind, obj))
+        lines = [render(*item)]
+        # Whatever else is queued already goes out in the same write.
+        while not watcher.queue.empty():
+            queued = watcher.queue.get_nowait()
+            if queued is None:
+                await response.write(b"".join(lines))
+                return
+            lines.append(render(*queued))
+        await response.write(b"".join(lines))

@@ -36,6 +36,7 @@ _LINE_SEPARATOR = "\u2028".encode()
 _PARAGRAPH_SEPARATOR = "\u2029".encode()
 _OUTSIDE_STRING_SPACE = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|[ \t\r\n]+', re.S)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_EXACT_INTEGERS = 2.0**53
 
 
 class UnsupportedValueError(ValueError):
@@ -48,8 +49,13 @@ def format_float(value: float) -> str:
         raise UnsupportedValueError(f"json: unsupported value: {_go_special(value)}")
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
-    text = repr(float(value))
     magnitude = abs(value)
+    if magnitude < _EXACT_INTEGERS and value.is_integer():
+        return str(int(value))
+    text = repr(float(value))
+    if 1e-4 <= magnitude < 1e16:
+        # repr writes the shortest digits without an exponent here, as Go's 'f' does, but for ".0".
+        return text[:-2] if text.endswith(".0") else text
     if magnitude < 1e-6 or magnitude >= 1e21:
         # repr uses exponent notation throughout this range, with Go's digits and exponent sign.
         mantissa, _, exponent = text.partition("e")

@@ -468,13 +468,25 @@ def result_value(root: Node | None, document_encoding: bytes | None = None) -> A
     ``document_encoding``, the patched document as stored, settles it at once when it has no ``-0``.
     """
     value = materialize(root)
-    if document_encoding is not None and b"-0" not in document_encoding:
+    if document_encoding is not None and not holds_negative_zero(document_encoding):
         return value
     try:
         encoded = encode(value)
     except ValueError:
         return value
-    return decode(marshal(root)) if b"-0" in encoded else value
+    return decode(marshal(root)) if holds_negative_zero(encoded) else value
+
+
+def holds_negative_zero(encoded: bytes) -> bool:
+    """Whether Go's encoding holds the number ``-0`` (a float negative zero), not just the text ``-0``."""
+    start = encoded.find(b"-0")
+    while start != -1:
+        before = encoded[start - 1 : start]
+        after = encoded[start + 2 : start + 3]
+        if before in (b":", b",", b"[", b"") and after in (b",", b"]", b"}", b""):
+            return True
+        start = encoded.find(b"-0", start + 2)
+    return False
 
 
 def deep_copy(node: Node | None) -> tuple[Node | None, int]:

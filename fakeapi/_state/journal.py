@@ -9,6 +9,7 @@ a write that committed from one that changed nothing, and which request a watch 
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,8 +56,10 @@ class JournalEntry:
 
 
 class Journal:
-    def __init__(self) -> None:
-        self.entries: list[JournalEntry] = []
+    """The most recent requests, oldest first; ``limit`` bounds memory on a long-running server."""
+
+    def __init__(self, limit: int = 10000) -> None:
+        self.entries: deque[JournalEntry] = deque(maxlen=limit)
         self._sequence = itertools.count(1)
 
     def begin(self, **fields: Any) -> JournalEntry:

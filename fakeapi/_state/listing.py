@@ -154,7 +154,9 @@ def paginate(
     if continue_token:
         list_revision, start = decode_continue(continue_token)
         start = start.rstrip("\x00")
-    selected = [obj for obj in objects if (not start or _key_of(obj, all_namespaces) > start) and matches(obj)]
+    if start:
+        objects = [obj for obj in objects if _key_of(obj, all_namespaces) > start]
+    selected = objects if selectors_empty else [obj for obj in objects if matches(obj)]
     if limit <= 0 or len(selected) <= limit:
         return ListPage(selected, list_revision, "", None)
     page = selected[:limit]

@@ -199,20 +199,26 @@ def track(
     identity = (manager, operation, api_version, subresource)
     kept: list[dict[str, Any]] = []
     mine: set[Path] = set()
+    my_fields: Any = None
+    touched = changed | removed
     for entry in entries:
-        fields = set(_decode_cached(entry.get("fieldsV1")))
+        fields = _decode_cached(entry.get("fieldsV1"))
         if _identity(entry) == identity:
-            mine = fields
+            mine = set(fields)
+            my_fields = entry.get("fieldsV1")
             continue
-        remaining = {path for path in fields if not _overlaps(path, changed | removed)}
-        if remaining:
+        remaining = {path for path in fields if not _overlaps(path, touched)}
+        if len(remaining) == len(fields):
+            kept.append(entry)  # untouched by this write: the stored entry stays as it is
+        elif remaining:
             kept.append({**entry, "fieldsV1": _encode_set(remaining)})
-    mine = {path for path in mine if not _overlaps(path, changed | removed)} | changed
+    previous_mine = mine
+    mine = {path for path in mine if not _overlaps(path, touched)} | changed
     if mine:
         entry = {
             "apiVersion": api_version,
             "fieldsType": "FieldsV1",
-            "fieldsV1": _encode_set(mine),
+            "fieldsV1": my_fields if mine == previous_mine and my_fields is not None else _encode_set(mine),
             "manager": manager,
             "operation": operation,
             "time": now,

@@ -19,6 +19,7 @@ rules that differ per kind (status subresource, generation, defaults, validation
 
 from __future__ import annotations
 
+import bisect
 import secrets
 import uuid
 from collections import deque
@@ -66,6 +67,11 @@ class Committed:
     warnings: tuple[str, ...] = ()
 
 
+def _etcd_key(key: Key) -> str:
+    namespace, name = key
+    return f"{namespace}/{name}" if namespace else name
+
+
 class Store:
     """All objects of one fake apiserver, and the single revision counter."""
 
@@ -74,6 +80,7 @@ class Store:
         self.registry = Registry()
         self.finalizing: set[str] = set()
         self._encodings: dict[tuple[tuple[str, str], str, str], tuple[dict[str, Any], bytes]] = {}
+        self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key]]] = {}
         self.revision = 0
         self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
         self.hub = WatchHub(history_window)
@@ -96,10 +103,23 @@ class Store:
         return found
 
     def items(self, rtype: ResourceType, namespace: str | None) -> list[dict[str, Any]]:
-        """All objects of a resource (in one namespace, or all), in key order as etcd lists them."""
+        """All objects of a resource (in one namespace, or all), in etcd's key order.
+
+        etcd sorts keys as strings, ``<namespace>/<name>``, so across namespaces ``a-b/x`` comes
+        before ``a/x``; the order is kept between writes that add or remove an object.
+        """
         bucket = self.bucket(rtype)
-        keys = sorted(bucket) if namespace is None else sorted(key for key in bucket if key[0] == namespace)
-        return [bucket[key] for key in keys]
+        order = self._order.get(rtype.storage_key)
+        if order is None or order[0] is not bucket or len(order[1]) != len(bucket):
+            keys = sorted(bucket, key=_etcd_key)
+            order = (bucket, [_etcd_key(key) for key in keys], keys)
+            self._order[rtype.storage_key] = order
+        _, strings, keys = order
+        if namespace is None:
+            return [bucket[key] for key in keys]
+        low = bisect.bisect_left(strings, namespace + "/")
+        high = bisect.bisect_left(strings, namespace + "0")  # "0" is the character after "/"
+        return [bucket[key] for key in keys[low:high]]
 
     def history_of(self, rtype: ResourceType, namespace: str, name: str) -> list[dict[str, Any]]:
         """The last versions of one object, oldest first (for stale reads)."""
@@ -135,11 +155,15 @@ class Store:
         stored = with_metadata(obj, resourceVersion=str(revision))
         key = (namespace, name)
         history_key = (rtype.storage_key, namespace, name)
+        bucket = self.bucket(rtype)
         if change_type == DELETED:
-            self.bucket(rtype).pop(key, None)
+            bucket.pop(key, None)
             self._encodings.pop(history_key, None)
+            self._order.pop(rtype.storage_key, None)
         else:
-            self.bucket(rtype)[key] = stored
+            if key not in bucket:
+                self._order.pop(rtype.storage_key, None)
+            bucket[key] = stored
         self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
         self.hub.publish(Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous))
         return stored
@@ -338,6 +362,7 @@ class Store:
         self.objects.clear()
         self.versions.clear()
         self._encodings.clear()
+        self._order.clear()
         self.registry.reset()
         self.hub.history.clear()
         self.hub.compacted_through = self.revision
@@ -359,6 +384,7 @@ class Store:
     def restore(self, snapshot: StoreSnapshot) -> None:
         self.hub.close_all()
         self._encodings.clear()
+        self._order.clear()
         self.revision = snapshot.revision
         self.objects = {key: dict(bucket) for key, bucket in snapshot.objects.items()}
         self.versions = {key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()}

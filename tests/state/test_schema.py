@@ -633,14 +633,12 @@ def test_no_function_changes_its_input(obj: dict[str, Any], schema: dict[str, An
     pruned, _ = prune(obj, schema)
     prune(obj, schema, root=False)
     embedded_coercion_error(obj, schema)
-    dropped = drop_nulls_without_defaults(obj, schema)
-    defaulted = apply_defaults(obj, schema)
+    drop_nulls_without_defaults(obj, schema)
+    apply_defaults(obj, schema)
     validate(obj, schema)
-    apply_defaults(drop_nulls_without_defaults(pruned, schema), schema)
-    validate(defaulted, schema)
+    # The server's pipeline: each step's result shares what it did not change with the original object.
+    validate(apply_defaults(drop_nulls_without_defaults(pruned, schema), schema), schema)
     assert obj == before
-    assert dropped == drop_nulls_without_defaults(copy.deepcopy(before), schema)
-    assert defaulted == apply_defaults(copy.deepcopy(before), schema)
 
 
 CONFORMING = resource(
@@ -664,6 +662,8 @@ CONFORMING = resource(
     ],
 )
 def test_nothing_to_change_returns_the_same_object(obj: dict[str, Any], schema: dict[str, Any]) -> None:
+    assert validate(obj, schema) == []
+    assert embedded_coercion_error(obj, schema) is None
     pruned, reported = prune(obj, schema)
     assert reported == []
     assert pruned is obj

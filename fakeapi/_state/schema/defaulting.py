@@ -38,17 +38,16 @@ def _nulls_dropped(value: Any, node: Node) -> Any:
     result: dict[str, Any] | None = None
     properties = node.properties
     for key, item in value.items():
-        child = properties.get(key, node.extra)
-        if child is None:
-            continue
         if item is None:
-            if child.nullable or child.default is not None:
+            child = properties.get(key, node.extra)
+            if child is None or child.nullable or child.default is not None:
                 continue
             if result is None:
                 result = dict(value)
             del result[key]
         elif isinstance(item, (dict, list)):
-            dropped = _nulls_dropped(item, child)
+            child = properties.get(key, node.extra)
+            dropped = item if child is None else _nulls_dropped(item, child)
             if dropped is not item:
                 if result is None:
                     result = dict(value)

@@ -75,15 +75,13 @@ class _Plan:
         self.enum = "enum" in schema
 
 
-def _plan(node: Node) -> _Plan:
-    plan: _Plan | None = node.validation
-    if plan is None:
-        plan = node.validation = _Plan(node.raw)
+def _new_plan(node: Node) -> _Plan:
+    plan = node.validation = _Plan(node.raw)
     return plan
 
 
 def _validate_value(value: Any, node: Node, path: str, causes: list[Cause]) -> None:
-    plan = _plan(node)
+    plan: _Plan = node.validation or _new_plan(node)
     schema = node.raw
     if value is None:
         if plan.types and "null" not in plan.types and not node.nullable:
