@@ -18,6 +18,7 @@ from fakeapi._http.bodies import check_object_meta, coerce_custom_resource
 from fakeapi._http.negotiation import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from fakeapi._http.options import WriteOptions
 from fakeapi._patching import (
+    normalize,
     INVALID_JSON_PATCH,
     GoError,
     GoNumberRangeError,
@@ -217,7 +218,7 @@ def _strategic_merge_patch(
             predecoded = predecode_merge_patch(body)
         except PreDecodeError as error:
             raise APIError.bad_request(str(error)) from None
-        patch = predecoded.text.value
+        patch = normalize(predecoded.text.value)
         if patch is None:
             return current
         if predecoded.strict_errors and options.field_validation == "Warn":

@@ -53,13 +53,19 @@ def go_number(literal: str) -> int | float:
     return GoFloat(number)
 
 
-def decode(data: bytes) -> Any:
-    """Decode one JSON document the way the apiserver does; raise Go's error text otherwise."""
+def decode(data: bytes, *, mark_numbers: bool = True) -> Any:
+    """Decode one JSON document the way the apiserver does; raise Go's error text otherwise.
+
+    ``mark_numbers=False`` leaves floats plain and integers beyond int64 as they are, for a patch
+    body whose values are mostly compared by their bytes; :func:`normalize` them before storing.
+    """
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         check_valid(data)
         return _decode_slowly(data)
+    if not mark_numbers:
+        return value
     shapes = data.translate(_NUMBER_SHAPES)
     if b"0." in shapes or b"0000000000000000000" in shapes:
         return normalize(value)

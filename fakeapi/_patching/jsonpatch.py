@@ -131,6 +131,7 @@ class PatchOutcome:
     copied_bytes: int = 0
     failed_tests: list[tuple[str, Node | None, Node | None]] = field(default_factory=list)
     empty_document: bool = False
+    document: Any = None
 
     @property
     def ok(self) -> bool:
@@ -139,7 +140,7 @@ class PatchOutcome:
     def value(self, document_encoding: bytes | None = None) -> Any:
         """The object the apiserver decodes from the result (see :func:`result_value`)."""
         with deep_recursion():
-            return result_value(self.root, document_encoding)
+            return result_value(self.root, document_encoding, self.document)
 
     def marshal(self) -> bytes:
         """The exact bytes ``Apply`` returns."""
@@ -413,7 +414,7 @@ def apply_patch(document: Any, patch: JSONPatch | Sequence[Operation | None], co
     if not isinstance(document, (dict, list)):
         raise TypeError("the document must be a JSON object or array")
     applier = _Applier(Node.from_container(document), copy_limit)
-    outcome = PatchOutcome(failed_tests=applier.failed_tests)
+    outcome = PatchOutcome(failed_tests=applier.failed_tests, document=document)
     try:
         with deep_recursion():
             for op in operations:

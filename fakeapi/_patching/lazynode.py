@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from fakeapi._patching.godecode import decode
+from fakeapi._patching.godecode import decode, normalize
 from fakeapi._patching.goencode import compact, compact_escape, encode, encode_string
 from fakeapi._patching.gostrconv import atoi
 from fakeapi._patching.patchtext import PatchText
@@ -176,9 +176,12 @@ class Node:
         return self._span
 
     def decoded(self) -> Any:
+        """The value the apiserver decodes from this node's bytes (floats as GoFloat)."""
         if self.value is _UNSET:
             raw = self.raw()
             self.value = None if raw is None else decode(raw)
+        elif self._text is not None:
+            return normalize(self.value)
         return self.value
 
     def is_array(self) -> bool:
@@ -459,7 +462,25 @@ def materialize(node: Any) -> Any:
     return [materialize(child) for child in node.ary]
 
 
-def result_value(root: Node | None, document_encoding: bytes | None = None) -> Any:
+_stored_negative_zero: dict[int, tuple[Any, bool]] = {}
+
+
+def document_holds_negative_zero(document: Any) -> bool:
+    """Whether a stored document holds a float -0; kept by identity, as stored documents never change."""
+    cached = _stored_negative_zero.get(id(document))
+    if cached is not None and cached[0] is document:
+        return cached[1]
+    try:
+        holds = holds_negative_zero(encode(document))
+    except ValueError:
+        holds = True
+    if len(_stored_negative_zero) >= 1024:
+        _stored_negative_zero.clear()
+    _stored_negative_zero[id(document)] = (document, holds)
+    return holds
+
+
+def result_value(root: Node | None, document_encoding: bytes | None = None, document: Any = None) -> Any:
     """What the apiserver decodes from ``marshal(root)``, mostly without writing those bytes.
 
     The shortcut (:func:`materialize`) differs from a real decode in one case: a stored float
@@ -469,6 +490,8 @@ def result_value(root: Node | None, document_encoding: bytes | None = None) -> A
     """
     value = materialize(root)
     if document_encoding is not None and not holds_negative_zero(document_encoding):
+        return value
+    if document_encoding is None and document is not None and not document_holds_negative_zero(document):
         return value
     try:
         encoded = encode(value)
