@@ -1,84 +1,458 @@
-"""The pytest plugin: a faithful apiserver per test, registered through the ``pytest11`` entry point.
+"""The pytest plugin: a faithful apiserver for each test, registered through the ``pytest11`` entry point.
 
-One server per session (per xdist worker), running in a background thread so sync and async tests
-of any event loop scope can use it, and reset before every test, so a test costs only the reset.
+``pip install fakeapi`` is all an operator repo needs; its conftest stays empty. One server per
+session (one per xdist worker) serves from a background thread, so sync tests and async tests of
+any event loop and pytest-asyncio mode can use it. Before every test it goes back to the new
+cluster it started as (a snapshot restored, well under a millisecond on an idle machine, not a
+server start), resourceVersions included: a test sees the same versions whichever tests ran before
+it, on whichever worker. Nothing is imported until a test asks for a fixture, so a session that
+never uses it pays nothing.
 
-Fixtures:
+Fixtures
+    ``fakeapi``
+        A :class:`FakeAPI`: the running server, empty for this test (no CRDs, no objects but the
+        four namespaces a new cluster has, an empty journal) except for what the ``fakeapi``
+        marker preloads. It has ``.url``, ``.kubeconfig()``, ``.load()``, ``.apply()``,
+        ``.get()``, ``.find()``, ``.journal``, ``.errors``, ``.requests()`` and, for everything
+        else, ``.server`` (the :class:`~fakeapi.server.FakeAPIServer`). Its methods are plain
+        calls, usable from async tests too: the server runs on its own loop in its own thread.
+        A failure inside the server while it serves the test (a fakeapi bug, answered with a 500)
+        fails the test at teardown with the request and the traceback; a test about such
+        failures clears ``fakeapi.errors`` itself.
+    ``fakeapi_kubeconfig``
+        The path of a kubeconfig for the server, with ``KUBECONFIG`` pointing at it for the test,
+        so code that loads kubeconfig the usual way talks to the fake: kubectl, kopf's login,
+        ``kubernetes.config.load_kube_config()`` and ``kubernetes_asyncio.config.load_kube_config()``
+        (both of which read ``KUBECONFIG`` once, at import, so their remembered default is
+        pointed at the fake for the test as well).
+    ``kube_api_client``
+        A kubernetes_asyncio ``ApiClient`` configured for the server, closed after the test: an
+        async fixture for async tests in either pytest-asyncio mode. It lives in the event loop
+        pytest-asyncio gives fixtures (``asyncio_default_fixture_loop_scope``); a test that runs in
+        a wider loop than that builds its own client from ``fakeapi_kubeconfig``.
+    ``fakeapi_server``
+        The session's :class:`~fakeapi.server.FakeAPIServer` itself, for session fixtures that
+        need its URL; what they load there is gone once a test takes ``fakeapi``.
+        ``fakeapi_server_options`` (session scope, ``{}`` by default) holds the keyword arguments
+        it is built with; override it in a conftest to change them.
 
-* ``fakeapi``: the running :class:`~fakeapi.server.FakeAPIServer`, empty but for the initial
-  namespaces and what the ``fakeapi`` marker preloads; failures inside the server fail the test.
-* ``fakeapi_kubeconfig``: the path of a kubeconfig for it, with ``KUBECONFIG`` pointing at it for
-  the duration of the test, so code that loads kubeconfig the usual way talks to the fake.
-* ``kube_api_client``: a kubernetes_asyncio ``ApiClient`` configured for it (async tests).
+Marker
+    ``@pytest.mark.fakeapi(crds=[...], objects=[...])`` preloads CRDs, then objects, before the
+    test: dicts, lists of dicts, or paths of YAML/JSON files and folders (multi-document, ``List``
+    kinds unpacked); a relative path is relative to the rootdir. Markers on the module, class and
+    function all apply, farthest first. Preloading writes to the store directly: it leaves the
+    journal empty and the test sees only its own requests.
 
-Marker: ``@pytest.mark.fakeapi(crds=[...], objects=[...])`` preloads CRDs and objects (dicts, or
-paths of YAML/JSON files and folders).
+The journal, as assertions
+    ``fakeapi.requests(**criteria)`` is the journal's requests that match, oldest first, as
+    :class:`Requests`. The criteria (all optional, all exact) are ``verb`` (``get``, ``list``,
+    ``watch``, ``create``, ``update``, ``patch``, ``delete``, ``deletecollection``), ``method``,
+    ``group``, ``version``, ``resource``, ``subresource`` (``""`` selects the main resource only),
+    ``namespace``, ``name`` (from the path, or for a create the name of the object created),
+    ``content_type`` (the media type sent, parameters ignored), ``status`` (the code answered),
+    ``actor`` (the bearer token) and ``committed`` (whether the request was a write that persisted).
+    Narrow by what was done, then assert how it went; a failure lists the requests it looked at::
+
+        patches = fakeapi.requests(verb="patch", resource="jobs", name="job-1")
+        claim = patches.assert_one(content_type="application/json-patch+json", status=200)
+        patches.assert_none(status=409)
+        assert claim.json()["status"]["phase"] == "Done"     # the object it returned
+
+    ``AssertionError: requests(verb='patch', resource='jobs', name='job-1').assert_one(
+    content_type='application/json-patch+json', status=200): 0 of 2 requests match`` is followed by
+    one line per request looked at: sequence, method, path, content type, status, and the reason and
+    message of an error. ``assert_count(n, **criteria)``, ``where(predicate, **criteria)``,
+    ``statuses``, ``request_bodies()`` and ``response_bodies()`` complete it; entries are
+    :class:`~fakeapi.server.JournalEntry` (``.body`` as sent, ``.json()`` of the answer).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import json
+import os
+import re
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import pytest
 
-from fakeapi.server import FakeAPIServer
+if TYPE_CHECKING:
+    from fakeapi._state.journal import Journal
+    from fakeapi.server import FakeAPIServer, JournalEntry, StoreSnapshot
 
-__all__ = ["fakeapi", "fakeapi_kubeconfig", "fakeapi_server", "kube_api_client"]
+__all__ = [
+    "FakeAPI",
+    "Requests",
+    "fakeapi",
+    "fakeapi_kubeconfig",
+    "fakeapi_server",
+    "fakeapi_server_options",
+    "kube_api_client",
+]
+
+_MARKER_KEYS = ("crds", "objects")
+# The kubeconfig default each client library computes from KUBECONFIG once, when it is imported.
+_KUBECONFIG_DEFAULTS = {
+    "kubernetes.config.kube_config": "~/.kube/config",
+    "kubernetes_asyncio.config.kube_config": (Path.home() / ".kube/config").as_posix(),
+}
+_DEFAULT_LOCATION = "KUBE_CONFIG_DEFAULT_LOCATION"
+_CRITERIA = (
+    "method",
+    "verb",
+    "group",
+    "version",
+    "resource",
+    "subresource",
+    "namespace",
+    "name",
+    "content_type",
+    "status",
+    "actor",
+    "committed",
+)
+_WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+_MESSAGE_LENGTH = 160
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "fakeapi(crds=[...], objects=[...]): preload CRDs and objects into the fakeapi server for this test",
+        "fakeapi(crds=[...], objects=[...]): preload CRDs and objects (dicts, or YAML/JSON files and folders "
+        "relative to the rootdir) into the fakeapi server before the test",
     )
 
 
+# -- the journal as queries -----------------------------------------------------------------------
+
+
+def _media_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def _created_name(entry: JournalEntry) -> str:
+    for body in (entry.response_body, entry.body):
+        try:
+            document = json.loads(body) if body else None
+        except ValueError:
+            continue
+        if isinstance(document, dict) and document.get("kind") != "Status":
+            name = (document.get("metadata") or {}).get("name")
+            if isinstance(name, str) and name:
+                return name
+    return ""
+
+
+def _matches(entry: JournalEntry, criteria: dict[str, Any]) -> bool:
+    for key, wanted in criteria.items():
+        if key == "content_type":
+            actual: Any = _media_type(entry.content_type)
+            wanted = _media_type(wanted)
+        elif key == "committed":
+            # The journal's flag only says the revision moved while the request ran; a read never writes.
+            actual = entry.committed and entry.verb in _WRITE_VERBS
+        elif key == "name" and entry.verb == "create" and not entry.name:
+            actual = _created_name(entry)
+        else:
+            actual = getattr(entry, key)
+        if actual != wanted:
+            return False
+    return True
+
+
+def _describe(entry: JournalEntry) -> str:
+    """One line: what was asked, how, and what came back."""
+    target = entry.path + (f"?{entry.query}" if entry.query else "")
+    sent = f" [{_media_type(entry.content_type)}]" if entry.body else ""
+    actor = f" as {entry.actor}" if entry.actor else ""
+    if not entry.status:
+        answer = "(no answer yet)"
+    else:
+        answer = str(entry.status)
+        if entry.status >= 400:
+            answer += " " + _error_summary(entry)
+    return f"  #{entry.sequence} {entry.method} {target}{sent}{actor} -> {answer}".rstrip()
+
+
+def _error_summary(entry: JournalEntry) -> str:
+    try:
+        status = json.loads(entry.response_body)
+    except ValueError:
+        text = entry.response_body.decode("utf-8", "replace").strip()
+    else:
+        if isinstance(status, dict):
+            text = f"{status.get('reason', '')}: {status.get('message', '')}".strip(": ")
+        else:
+            text = ""
+    return text if len(text) <= _MESSAGE_LENGTH else text[: _MESSAGE_LENGTH - 3] + "..."
+
+
+def _call_text(name: str, criteria: dict[str, Any], extra: Sequence[str] = ()) -> str:
+    arguments = [*extra, *(f"{key}={value!r}" for key, value in criteria.items())]
+    return f"{name}({', '.join(arguments)})"
+
+
+def _decode(body: bytes, content_type: str) -> Any:
+    if not body:
+        return None
+    if "yaml" in _media_type(content_type):
+        import yaml
+
+        return yaml.safe_load(body)
+    return json.loads(body)
+
+
+class Requests(Sequence["JournalEntry"]):
+    """Journal entries that matched a query, oldest first: narrow them, assert on them, read them.
+
+    The assertions raise :class:`AssertionError` with the query as written and one line per
+    request it looked at, so a failure says what happened instead of what did not.
+    """
+
+    def __init__(self, entries: Iterable[JournalEntry], query: str = "requests()") -> None:
+        self._entries = list(entries)
+        self.query = query
+
+    @overload
+    def __getitem__(self, index: int) -> JournalEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Requests: ...
+
+    def __getitem__(self, index: int | slice) -> JournalEntry | Requests:
+        if isinstance(index, slice):
+            return Requests(self._entries[index], f"{self.query}[{index.start}:{index.stop}]")
+        return self._entries[index]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return "\n".join([f"{self.query}: {len(self)} request(s)", *map(_describe, self._entries)])
+
+    def where(self, predicate: Callable[[JournalEntry], bool] | None = None, **criteria: Any) -> Requests:
+        """The entries that also match ``criteria`` (see the module docstring) and ``predicate``."""
+        _check_criteria(criteria)
+        extra = [getattr(predicate, "__name__", "predicate")] if predicate is not None else []
+        return Requests(
+            (e for e in self._entries if _matches(e, criteria) and (predicate is None or predicate(e))),
+            f"{self.query}.{_call_text('where', criteria, extra)}",
+        )
+
+    def assert_count(self, count: int, **criteria: Any) -> Requests:
+        """Exactly ``count`` of these match ``criteria``; returns those."""
+        __tracebackhide__ = True
+        matching = self._matching(criteria)
+        if len(matching) != count:
+            call = _call_text("assert_count", criteria, [str(count)])
+            raise AssertionError(self._failure(call, f"expected {count}, {len(matching)} of {len(self)} match"))
+        return Requests(matching, f"{self.query}.{_call_text('where', criteria)}")
+
+    def assert_one(self, **criteria: Any) -> JournalEntry:
+        """Exactly one of these matches ``criteria``; returns it."""
+        __tracebackhide__ = True
+        matching = self._matching(criteria)
+        if len(matching) != 1:
+            call = _call_text("assert_one", criteria)
+            raise AssertionError(self._failure(call, f"{len(matching)} of {len(self)} requests match"))
+        return matching[0]
+
+    def assert_none(self, **criteria: Any) -> None:
+        """None of these matches ``criteria``."""
+        __tracebackhide__ = True
+        matching = self._matching(criteria)
+        if matching:
+            call = _call_text("assert_none", criteria)
+            raise AssertionError(self._failure(call, f"{len(matching)} of {len(self)} requests match", matching))
+
+    @property
+    def statuses(self) -> list[int]:
+        """The status codes answered (0 for a request still in flight, such as an open watch)."""
+        return [entry.status for entry in self._entries]
+
+    def request_bodies(self) -> list[Any]:
+        """The bodies sent, decoded (JSON, or YAML for an apply patch); ``None`` where there was none."""
+        return [_decode(entry.body, entry.content_type) for entry in self._entries]
+
+    def response_bodies(self) -> list[Any]:
+        """The bodies answered, decoded; ``None`` where there was none (a watch, a request in flight)."""
+        return [entry.json() for entry in self._entries]
+
+    def _matching(self, criteria: dict[str, Any]) -> list[JournalEntry]:
+        _check_criteria(criteria)
+        return [entry for entry in self._entries if _matches(entry, criteria)]
+
+    def _failure(self, call: str, summary: str, shown: Sequence[JournalEntry] | None = None) -> str:
+        entries = self._entries if shown is None else shown
+        lines = [f"{self.query}.{call}: {summary}"]
+        if not self._entries:
+            lines.append("  (the query matched no request at all)")
+        lines.extend(_describe(entry) for entry in entries)
+        return "\n".join(lines)
+
+
+def _check_criteria(criteria: dict[str, Any]) -> None:
+    unknown = sorted(set(criteria) - set(_CRITERIA))
+    if unknown:
+        raise TypeError(f"unknown journal criteria {unknown}; known: {', '.join(_CRITERIA)}")
+
+
+# -- what a test holds ----------------------------------------------------------------------------
+
+
+class FakeAPI:
+    """The ``fakeapi`` fixture: the session's server, reset for this test, and its journal as queries."""
+
+    def __init__(self, server: FakeAPIServer, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self.server = server
+        self._tmp_path_factory = tmp_path_factory
+
+    def __repr__(self) -> str:
+        return f"<FakeAPI {self.url}, {len(self.server.journal)} requests>"
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def journal(self) -> Journal:
+        """Every request this test sent, in the order they arrived."""
+        return self.server.journal
+
+    @property
+    def errors(self) -> list[str]:
+        """Server-side failures while serving this test; any left at teardown fail the test."""
+        return self.server.errors
+
+    def kubeconfig(self, path: str | Path | None = None, *, token: str | None = None, context: str = "fakeapi") -> Path:
+        """A kubeconfig for the server (written once per session unless ``path`` is given).
+
+        ``token`` makes the requests of clients using it carry that bearer token, which the journal
+        records as their ``actor``.
+        """
+        if path is None:
+            suffix = "" if token is None else "-" + re.sub(r"[^A-Za-z0-9_.-]", "_", token)
+            path = self._tmp_path_factory.getbasetemp() / "fakeapi" / f"{context}{suffix}.kubeconfig"
+            if Path(path).exists():
+                return Path(path)
+        return self.server.kubeconfig(path, token=token, context=context)
+
+    def load(self, *sources: str | Path | dict[str, Any] | Iterable[Any]) -> list[dict[str, Any]]:
+        """Create objects (CRDs first) from dicts or YAML/JSON files and folders; returns them as stored."""
+        return self.server.load(*sources)
+
+    def apply(self, *sources: str | Path | dict[str, Any] | Iterable[Any]) -> list[dict[str, Any]]:
+        """Like :meth:`load`, but an object that exists already is replaced."""
+        return self.server.apply(*sources)
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        """The stored object; raises :class:`~fakeapi.errors.APIError` (404) if there is none."""
+        return self.server.get(api_version, kind, name, namespace)
+
+    def find(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
+        """The stored object, or ``None``."""
+        return self.server.find(api_version, kind, name, namespace)
+
+    def requests(self, **criteria: Any) -> Requests:
+        """The journal's requests matching ``criteria`` (see the module docstring), oldest first."""
+        _check_criteria(criteria)
+        return Requests((e for e in self.server.journal if _matches(e, criteria)), _call_text("requests", criteria))
+
+
+# -- fixtures -------------------------------------------------------------------------------------
+
+
 @pytest.fixture(scope="session")
-def fakeapi_server() -> Iterator[FakeAPIServer]:
-    """The session's server (one per xdist worker); tests use ``fakeapi``, which resets it."""
-    server = FakeAPIServer(port=0).start_in_thread()
+def fakeapi_server_options() -> dict[str, Any]:
+    """Keyword arguments for the session's :class:`~fakeapi.server.FakeAPIServer`; override to change them."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def fakeapi_server(fakeapi_server_options: dict[str, Any]) -> Iterator[FakeAPIServer]:
+    """The session's server (one per xdist worker), not reset; tests use ``fakeapi``, which resets it."""
+    from fakeapi.server import FakeAPIServer
+
+    server = FakeAPIServer(**fakeapi_server_options).start_in_thread()
     try:
         yield server
     finally:
         server.stop_thread()
 
 
-@pytest.fixture
-def fakeapi(request: pytest.FixtureRequest, fakeapi_server: FakeAPIServer) -> Iterator[FakeAPIServer]:
+def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any]]:
+    crds: list[Any] = []
+    objects: list[Any] = []
+    rootdir = request.config.rootpath
+    for marker in reversed(list(request.node.iter_markers("fakeapi"))):
+        unknown = sorted(set(marker.kwargs) - set(_MARKER_KEYS))
+        if marker.args or unknown:
+            given = [repr(arg) for arg in marker.args] + unknown
+            pytest.fail(f"@pytest.mark.fakeapi takes only crds=[...] and objects=[...], not {', '.join(given)}")
+        for key, target in (("crds", crds), ("objects", objects)):
+            value = marker.kwargs.get(key) or []
+            for source in [value] if isinstance(value, (str, Path, dict)) else value:
+                target.append(rootdir / source if isinstance(source, (str, Path)) else source)
+    return crds, objects
+
+
+@pytest.fixture(scope="session")
+def _fakeapi_pristine(fakeapi_server: FakeAPIServer) -> StoreSnapshot:
+    """The new cluster every test starts from, captured once: restoring it is cheaper than rebuilding it."""
     fakeapi_server.reset()
-    marker = request.node.get_closest_marker("fakeapi")
-    if marker is not None:
-        crds = marker.kwargs.get("crds") or []
-        objects = marker.kwargs.get("objects") or []
-        if crds:
-            fakeapi_server.load(*crds)
-        if objects:
-            fakeapi_server.load(*objects)
-    yield fakeapi_server
+    return fakeapi_server.snapshot()
+
+
+@pytest.fixture
+def fakeapi(
+    request: pytest.FixtureRequest,
+    fakeapi_server: FakeAPIServer,
+    _fakeapi_pristine: StoreSnapshot,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[FakeAPI]:
+    """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
+    fakeapi_server.set_gate(None)
+    fakeapi_server.restore(_fakeapi_pristine)
+    crds, objects = _marker_sources(request)
+    if crds:
+        fakeapi_server.load(*crds)
+    if objects:
+        fakeapi_server.load(*objects)
+    yield FakeAPI(fakeapi_server, tmp_path_factory)
     errors = list(fakeapi_server.errors)
     if errors:
-        pytest.fail("fakeapi failed while serving this test:\n" + "\n".join(errors), pytrace=False)
+        count = f"{len(errors)} server-side error" + ("s" if len(errors) > 1 else "")
+        pytest.fail(f"fakeapi failed while serving this test ({count}):\n\n" + "\n".join(errors), pytrace=False)
 
 
 @pytest.fixture
-def fakeapi_kubeconfig(
-    fakeapi: FakeAPIServer, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    path = fakeapi.kubeconfig(tmp_path_factory.mktemp("fakeapi") / "kubeconfig")
+def fakeapi_kubeconfig(fakeapi: FakeAPI, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A kubeconfig for the server, with ``KUBECONFIG`` (and the client libraries' default) pointing at it."""
+    path = fakeapi.kubeconfig()
+    original = os.environ.get("KUBECONFIG")
     monkeypatch.setenv("KUBECONFIG", str(path))
-    return path
+    preloaded = {name for name in _KUBECONFIG_DEFAULTS if name in sys.modules}
+    for name in preloaded:
+        monkeypatch.setattr(sys.modules[name], _DEFAULT_LOCATION, str(path))
+    yield path
+    # A library first imported during the test read the fake's path; give it the one it would have read.
+    for name, default in _KUBECONFIG_DEFAULTS.items():
+        module = sys.modules.get(name)
+        if name not in preloaded and module is not None and getattr(module, _DEFAULT_LOCATION, None) == str(path):
+            setattr(module, _DEFAULT_LOCATION, original if original is not None else default)
 
 
 try:
     import pytest_asyncio
-except ImportError:  # pragma: no cover - pytest-asyncio is what async tests need anyway
+except ImportError:  # pragma: no cover - only async tests need it, and they need pytest-asyncio anyway
     pass
 else:
 
     @pytest_asyncio.fixture
     async def kube_api_client(fakeapi_kubeconfig: Path) -> AsyncIterator[Any]:
+        """A kubernetes_asyncio ``ApiClient`` configured for the server (async tests)."""
         from kubernetes_asyncio import config
 
         client = await config.new_client_from_config(config_file=str(fakeapi_kubeconfig))

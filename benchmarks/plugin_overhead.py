@@ -1,0 +1,218 @@
+"""What the ``fakeapi`` fixture costs a test: generated test files timed through pytest in a subprocess.
+
+Two generated files of ``--tests`` tests each: in one every test takes the ``fakeapi`` fixture and
+makes one request to it (a GET of the default namespace over a new connection, as a client's first
+call is), in the other every test is empty. A third, whose tests take the fixture and send nothing,
+separates what the fixture costs from what the request costs. Each runs as ``python -m pytest -q`` in a subprocess,
+so the figure includes everything a user waits for: the plugin's import of fakeapi, the session
+server's start, the reset before every test and the teardown check after it. The issue's figure is
+the difference of the two wall times divided by the number of tests (goal: at most 5 ms).
+
+The same pair also runs with twice as many tests; the difference of differences splits that figure
+into what each further test costs (reset, fixture, request) and what the session pays once (import
+and server start), which 300 tests merely dilute. Runs of the four files are interleaved so that
+load changes hit every arm alike, and each figure is the median over ``--repeats`` runs after
+``--warmup`` unmeasured ones. Besides wall time, the CPU time the pytest process used (user and
+system, its server thread included) is reported: on a shared machine load stretches wall times, but
+it disturbs CPU time much less. Two plugins of this project's extras are disabled in every run:
+hypothesis's, which imports all of hypothesis at the end of each session (noise in both arms), and
+kmock's, which imports aiohttp at startup and so would hide the biggest part of fakeapi's import
+cost in the plain arm of a venv that happens to have it.
+
+Last, the script times ``import fakeapi.server`` on its own (a Python that imports pytest, against
+one that imports pytest and fakeapi.server) and says who pays it: if loading the plugin already
+imports the server, every pytest session pays it, both arms included, and the overhead above
+leaves it out; if not, only sessions that use the fixture pay it, and the overhead includes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from _common import Stats, print_footer, print_header, print_table, seconds, verdict
+
+GOAL_MS_PER_TEST = 5.0
+UNRELATED_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:kmock")
+
+INI = """\
+[pytest]
+asyncio_default_fixture_loop_scope = function
+"""
+FIXTURE_HEADER = """\
+import urllib.request
+"""
+FIXTURE_TEST = """
+
+def test_{index}(fakeapi):
+    with urllib.request.urlopen(fakeapi.url + "/api/v1/namespaces/default") as response:
+        response.read()
+"""
+BARE_FIXTURE_TEST = """
+
+def test_{index}(fakeapi):
+    pass
+"""
+PLAIN_TEST = """
+
+def test_{index}():
+    pass
+"""
+
+
+def write_tests(directory: Path, count: int) -> dict[tuple[str, int], Path]:
+    """The generated files: (arm, number of tests) -> path."""
+    (directory / "pytest.ini").write_text(INI)
+    files = {}
+    for size in (count, 2 * count):
+        fixture = directory / f"test_fixture_{size}.py"
+        fixture.write_text(FIXTURE_HEADER + "".join(FIXTURE_TEST.format(index=i) for i in range(size)))
+        plain = directory / f"test_plain_{size}.py"
+        plain.write_text("".join(PLAIN_TEST.format(index=i) for i in range(size)))
+        files["fixture", size] = fixture
+        files["plain", size] = plain
+    bare = directory / f"test_bare_fixture_{count}.py"
+    bare.write_text("".join(BARE_FIXTURE_TEST.format(index=i) for i in range(count)))
+    files["bare fixture", count] = bare
+    return files
+
+
+def run_pytest(path: Path, expected: int, environment: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user and system) of one pytest run of ``path``, from process start to exit."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *UNRELATED_PLUGINS, path.name]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    result = subprocess.run(command, cwd=path.parent, env=environment, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0 or f"{expected} passed" not in result.stdout:
+        raise RuntimeError(f"{path.name} did not pass:\n{result.stdout}\n{result.stderr}")
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def run_python(code: str, environment: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time of ``python -c code``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=environment, check=True, capture_output=True)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def import_cost(environment: dict[str, str], repeats: int) -> tuple[float, float, bool]:
+    """Median wall and CPU time ``import fakeapi.server`` adds to a Python that imports pytest, and
+    whether importing the plugin module imports it already."""
+    base: list[tuple[float, float]] = []
+    full: list[tuple[float, float]] = []
+    for _ in range(repeats + 1):
+        base.append(run_python("import pytest", environment))
+        full.append(run_python("import pytest, fakeapi.server", environment))
+    wall = Stats.of([b[0] for b in full[1:]]).median - Stats.of([b[0] for b in base[1:]]).median
+    cpu = Stats.of([b[1] for b in full[1:]]).median - Stats.of([b[1] for b in base[1:]]).median
+    probe = "import sys, fakeapi.pytest_plugin; print('fakeapi.server' in sys.modules)"
+    eager = subprocess.run([sys.executable, "-c", probe], env=environment, capture_output=True, text=True)
+    return wall, cpu, eager.stdout.strip() == "True"
+
+
+def split(value: Callable[[str, int], float], small: int) -> tuple[float, float, float]:
+    """Overhead per test at ``small`` tests, the cost of each further test, and the once-per-session cost."""
+    large = 2 * small
+    overhead = (value("fixture", small) - value("plain", small)) / small
+    marginal = (
+        (value("fixture", large) - value("fixture", small)) - (value("plain", large) - value("plain", small))
+    ) / (large - small)
+    return overhead, marginal, (overhead - marginal) * small
+
+
+def ms(value: float) -> str:
+    return f"{value * 1e3:.2f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tests", type=int, default=300, help="tests per file (default: 300; also runs twice that)")
+    parser.add_argument("--repeats", type=int, default=5, help="measured runs of each file (default: 5)")
+    parser.add_argument("--warmup", type=int, default=1, help="unmeasured runs of each file first (default: 1)")
+    parser.add_argument(
+        "--write-bytecode",
+        action="store_true",
+        help="let the pytest runs cache bytecode as Python does by default, even if PYTHONDONTWRITEBYTECODE is set",
+    )
+    args = parser.parse_args()
+    print_header("pytest plugin overhead: the fakeapi fixture and one request, against empty tests", args)
+    environment = dict(os.environ)
+    if args.write_bytecode:
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    caching = "off (PYTHONDONTWRITEBYTECODE)" if environment.get("PYTHONDONTWRITEBYTECODE") else "on"
+    print(f"bytecode cache of the pytest runs: {caching}\n", flush=True)
+
+    walls: dict[tuple[str, int], list[float]] = {}
+    cpus: dict[tuple[str, int], list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="fakeapi-plugin-overhead-") as folder:
+        files = write_tests(Path(folder), args.tests)
+        for round_index in range(args.warmup + args.repeats):
+            for (arm, size), path in files.items():
+                elapsed, used = run_pytest(path, size, environment)
+                if round_index >= args.warmup:
+                    walls.setdefault((arm, size), []).append(elapsed)
+                    cpus.setdefault((arm, size), []).append(used)
+
+    wall = {key: Stats.of(samples) for key, samples in walls.items()}
+    cpu = {key: Stats.of(samples) for key, samples in cpus.items()}
+    small = args.tests
+    rows = []
+    for arm, size in sorted(wall, key=lambda key: (key[0] != "plain", key[0] == "bare fixture", key[1])):
+        timed, spent = wall[arm, size], cpu[arm, size]
+        times = [timed.median, timed.minimum, timed.maximum, spent.median, spent.minimum]
+        rows.append([arm, str(size), *map(seconds, times)])
+    print_table(["tests", "count", "wall median", "min", "max", "CPU median", "min"], rows, right=(1, 2, 3, 4, 5, 6))
+
+    figures = {
+        "wall, medians": split(lambda arm, size: wall[arm, size].median, small),
+        "wall, minimums": split(lambda arm, size: wall[arm, size].minimum, small),
+        "CPU, medians": split(lambda arm, size: cpu[arm, size].median, small),
+        "CPU, minimums": split(lambda arm, size: cpu[arm, size].minimum, small),
+    }
+    print_table(
+        ["from", f"overhead per test ({small} tests)", "goal", "verdict", "each further test", "once per session"],
+        [
+            [
+                source,
+                ms(overhead),
+                f"<= {GOAL_MS_PER_TEST:.0f} ms" if source.startswith("wall") else "",
+                verdict(overhead * 1e3 <= GOAL_MS_PER_TEST) if source.startswith("wall") else "",
+                ms(marginal),
+                ms(once),
+            ]
+            for source, (overhead, marginal, once) in figures.items()
+        ],
+        right=(1, 4, 5),
+    )
+    bare_wall = (wall["bare fixture", small].median - wall["plain", small].median) / small
+    bare_cpu = (cpu["bare fixture", small].median - cpu["plain", small].median) / small
+    print(f"the fixture alone, no request (medians): {ms(bare_wall)} wall, {ms(bare_cpu)} CPU per test\n")
+    print(
+        "overhead per test: (fixture - plain) / tests; each further test: the fixture's reset and the request;\n"
+        "once per session: what the first use costs (the server's start, and the import of fakeapi when the\n"
+        "plain arm does not pay it too). Minimums are what load could not stretch.\n"
+    )
+    wall_import, cpu_import, eager = import_cost(environment, args.repeats)
+    payer = (
+        "every pytest session pays it, used or not, both arms included: loading the plugin imports it"
+        if eager
+        else "only sessions that use a fakeapi fixture pay it: it is part of the overhead above"
+    )
+    print(f"import fakeapi.server: {ms(wall_import)} wall, {ms(cpu_import)} CPU; {payer}")
+    print_footer()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Nothing to set up: ``pip install fakeapi`` registers its pytest plugin (the ``fakeapi`` fixtures and marker)."""

@@ -1,0 +1,1 @@
+"""The Widget operator: kopf handlers in :mod:`widget_operator.handlers`."""
