@@ -3,11 +3,42 @@
 The public surface: :class:`FakeAPIServer` (start it, load objects, point clients at it), the
 request journal it keeps (:class:`JournalEntry`), and the gate hook (:class:`GateRequest`,
 :class:`GateDecision`) an engine such as ``scenarios`` uses to hold and release requests.
+
+The names are imported on first use: the pytest plugin lives in this package, and a test session
+that never asks for a fixture should not pay for importing the server and aiohttp.
 """
 
-from fakeapi.errors import APIError
-from fakeapi.server import FakeAPIServer, GateDecision, GateRequest, JournalEntry, StoreSnapshot
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fakeapi.errors import APIError
+    from fakeapi.server import FakeAPIServer, GateDecision, GateRequest, JournalEntry, StoreSnapshot
 
 __version__ = "0.1.0"
 
 __all__ = ["APIError", "FakeAPIServer", "GateDecision", "GateRequest", "JournalEntry", "StoreSnapshot", "__version__"]
+
+_HOMES = {
+    "APIError": "fakeapi.errors",
+    "FakeAPIServer": "fakeapi.server",
+    "GateDecision": "fakeapi.server",
+    "GateRequest": "fakeapi.server",
+    "JournalEntry": "fakeapi.server",
+    "StoreSnapshot": "fakeapi.server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fakeapi' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -113,7 +113,6 @@ _CRITERIA = (
     "actor",
     "committed",
 )
-_WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 _MESSAGE_LENGTH = 160
 
 
@@ -151,8 +150,7 @@ def _matches(entry: JournalEntry, criteria: dict[str, Any]) -> bool:
             actual: Any = _media_type(entry.content_type)
             wanted = _media_type(wanted)
         elif key == "committed":
-            # The journal's flag only says the revision moved while the request ran; a read never writes.
-            actual = entry.committed and entry.verb in _WRITE_VERBS
+            actual = entry.committed
         elif key == "name" and entry.verb == "create" and not entry.name:
             actual = _created_name(entry)
         else:

@@ -31,6 +31,7 @@ from fakeapi._http.watches import handle_watch
 from fakeapi._http.writes import handle_create, handle_patch, handle_update
 from fakeapi._state.journal import JournalEntry
 from fakeapi._state.resources import BUILTIN_TYPES, ResourceType
+from fakeapi._state.store import track_writes
 from fakeapi.errors import APIError
 
 __all__ = ["STATE", "build_app"]
@@ -236,6 +237,7 @@ async def journaling(
                 entry.fault = f"served stale at revision {decision.stale_revision}"
             drop_response = decision.drop_response
     entry.revision_before = state.store.revision
+    writes = track_writes()
     try:
         response = await handler(request)
     except APIError as error:
@@ -253,6 +255,7 @@ async def journaling(
     if context is not None:
         entry.diagnoses = list(context.diagnoses)
     entry.revision_after = state.store.revision
+    entry.write_revisions = list(writes)
     if drop_response:
         entry.fault = "response lost after commit"
         entry.status = response.status

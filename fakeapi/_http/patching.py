@@ -18,7 +18,6 @@ from fakeapi._http.bodies import check_object_meta, coerce_custom_resource
 from fakeapi._http.negotiation import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from fakeapi._http.options import WriteOptions
 from fakeapi._patching import (
-    normalize,
     INVALID_JSON_PATCH,
     GoError,
     GoNumberRangeError,
@@ -29,6 +28,7 @@ from fakeapi._patching import (
     decode_patch,
     diagnose_failed_test,
     merge_patch,
+    normalize,
     predecode_json_patch,
     predecode_merge_patch,
 )

@@ -2,8 +2,9 @@
 
 Tests assert on it ("which patch did the operator send, with which content type, and what came
 back"), and the scenarios engine checks what really happened from it rather than from what the
-actors believe. Each entry also records the store revision before and after, so a reader can tell
-a write that committed from one that changed nothing, and which request a watch event came from.
+actors believe. Each entry records the resourceVersions its own writes took (not those of requests
+that committed while it waited), so a reader can tell a write that committed from one that changed
+nothing, and which request a watch event came from; and the store revision before and after.
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ class JournalEntry:
     warnings: list[str] = field(default_factory=list)
     revision_before: int = 0
     revision_after: int = 0
+    write_revisions: list[int] = field(default_factory=list)
     diagnoses: list[str] = field(default_factory=list)
     fault: str = ""
 
     @property
     def committed(self) -> bool:
-        """The request persisted at least one write."""
-        return self.revision_after > self.revision_before
+        """The request persisted at least one write (``write_revisions`` holds their resourceVersions)."""
+        return bool(self.write_revisions)
 
     def json(self) -> Any:
         import orjson

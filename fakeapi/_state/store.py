@@ -20,6 +20,7 @@ rules that differ per kind (status subresource, generation, defaults, validation
 from __future__ import annotations
 
 import bisect
+import contextvars
 import secrets
 import uuid
 from collections import deque
@@ -37,13 +38,24 @@ from fakeapi._state.strategy import Strategy, strategy_for
 from fakeapi._state.watching import ADDED, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
-__all__ = ["Committed", "Store", "StoreSnapshot", "metadata_of"]
+__all__ = ["Committed", "Store", "StoreSnapshot", "metadata_of", "track_writes"]
 
 GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATE_NAME_ATTEMPTS = 8
 OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
 
 Key = tuple[str, str]
+
+# The resourceVersions given to the writes of the request being served. A request task sets its own
+# list, so what happens while it awaits (other requests committing) is not counted as its doing.
+_request_writes: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("request_writes", default=None)
+
+
+def track_writes() -> list[int]:
+    """Start recording, for the current task, the resourceVersions its writes take; returns the record."""
+    record: list[int] = []
+    _request_writes.set(record)
+    return record
 
 
 @dataclass(frozen=True)
@@ -166,6 +178,9 @@ class Store:
             bucket[key] = stored
         self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
         self.hub.publish(Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous))
+        record = _request_writes.get()
+        if record is not None:
+            record.append(revision)
         return stored
 
     def generate_name(self, base: str) -> str:

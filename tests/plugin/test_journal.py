@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 import urllib.error
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from fakeapi import GateRequest
 from fakeapi.pytest_plugin import FakeAPI
 from tests.conftest import crd
 
@@ -202,3 +204,38 @@ def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
+
+
+def test_a_write_that_fails_while_another_commits_is_not_committed(fakeapi: FakeAPI) -> None:
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+    assert send(fakeapi, "POST", WIDGETS, widget) == 201
+    version = fakeapi.get("example.com/v1", "Widget", "w")["metadata"]["resourceVersion"]
+    slow_patch_admitted = threading.Event()
+
+    async def gate(request: GateRequest) -> None:
+        # The server goes straight from here to reading the body, which has not all arrived yet;
+        # the other writer can only be served once that read is waiting.
+        if request.actor == "slow":
+            slow_patch_admitted.set()
+
+    fakeapi.server.set_gate(gate)
+    body = json.dumps(claim(version)).encode()
+    head = (
+        f"PATCH {WIDGETS}/w HTTP/1.1\r\nHost: fakeapi\r\nAuthorization: Bearer slow\r\n"
+        f"Content-Type: {JSON_PATCH}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    host, port = fakeapi.url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(head + body[:10])
+        assert slow_patch_admitted.wait(timeout=10)
+        assert send(fakeapi, "PATCH", f"{WIDGETS}/w", {"spec": {"size": 2}}, MERGE_PATCH, token="fast") == 200
+        connection.sendall(body[10:])
+        answer = connection.makefile("rb").read()
+    assert answer.startswith(b"HTTP/1.1 422 ")  # the claim's test op lost
+    fakeapi.server.set_gate(None)
+
+    slow = fakeapi.requests(actor="slow").assert_one(status=422)
+    assert not slow.committed
+    assert slow.revision_after > slow.revision_before  # the other writer moved the revision meanwhile
+    fast = fakeapi.requests(actor="fast").assert_one(status=200, committed=True)
+    assert fast.write_revisions == [slow.revision_after]
