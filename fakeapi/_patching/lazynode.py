@@ -168,6 +168,21 @@ class Node:
                     self._raw = self._text.buf[start:end]
         return self._raw
 
+    def go_spelled_string(self) -> str | None:
+        """The string this node holds when its bytes are known to be Go's spelling of it, else None.
+
+        Go's spelling of a surrogate-free string (all decoded strings are) is one-to-one, so two
+        such nodes have equal bytes exactly when their strings are equal: no bytes needed.
+        """
+        value = self.value
+        if value.__class__ is not str:
+            return None
+        if self.stored:
+            return value
+        if self._text is not None and self._raw is None and self._text.spells_as_go(value):
+            return value
+        return None
+
     def span(self) -> tuple[int, int]:
         """Where a patch value sits in its body."""
         if self._span is None:
@@ -377,6 +392,11 @@ def equal(node: Node | None, other: Node | None) -> bool:
             raise GoPanic(NIL_POINTER_DEREFERENCE)
         if other.which != RAW:
             return False
+        string = node.go_spelled_string()
+        if string is not None:
+            other_string = other.go_spelled_string()
+            if other_string is not None:
+                return string == other_string
         return (node.compact() or b"") == (other.compact() or b"")
     if node.which == DOC:
         if other is None:

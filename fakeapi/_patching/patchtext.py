@@ -22,8 +22,18 @@ __all__ = ["UNDECODED", "PatchText"]
 UNDECODED: Any = object()
 """The body holds a number no float64 can hold: only its bytes are known, not its value."""
 
-_GO_ESCAPES = (b"\\u003c", b"\\u003e", b"\\u0026", b"\\u2028", b"\\u2029")
-_GO_ESCAPED_RAW = (b"<", b">", b"&", "\u2028".encode(), "\u2029".encode())
+_GO_ESCAPES = frozenset({b"003c", b"003e", b"0026", b"2028", b"2029"})
+_QUOTE_OR_COLON_ESCAPES = frozenset({b"0022", b"003a", b"003A"})
+_GO_ESCAPED_CHARACTERS = ("<", ">", "&", "\u2028", "\u2029")
+_LINE_AND_PARAGRAPH_SEPARATORS = ("\u2028".encode(), "\u2029".encode())
+
+
+def _holds_go_escaped_raw(buf: bytes) -> bool:
+    """Whether the text holds, unescaped, a character Go's encoder escapes."""
+    # One-byte searches are memchr; the three-byte ones only where their lead byte occurs.
+    if b"<" in buf or b">" in buf or b"&" in buf:
+        return True
+    return b"\xe2" in buf and any(separator in buf for separator in _LINE_AND_PARAGRAPH_SEPARATORS)
 
 
 def _is_utf8(buf: bytes) -> bool:
@@ -39,7 +49,7 @@ def _is_utf8(buf: bytes) -> bool:
 class PatchText:
     """One request body, decoded once, indexed on demand."""
 
-    __slots__ = ("_index", "buf", "go_spelled", "no_unicode_escapes", "one_spelling", "root_start", "value")
+    __slots__ = ("_index", "buf", "go_spelled", "one_spelling", "quotes_and_colons_literal", "root_start", "value")
 
     def __init__(self, buf: bytes, value: Any = UNDECODED, *, decoded: bool = False) -> None:
         """``value`` is the decoded body when the caller has it; ``decoded=True`` says it is final."""
@@ -51,16 +61,18 @@ class PatchText:
             except GoNumberRangeError:
                 value = UNDECODED
         self.value = value
-        escapes = buf.count(b"\\u")
-        # Go's own escapes (\\u003c \\u003e \\u0026 \\u2028 \\u2029) never spell a quote or a backslash.
-        go_escapes = sum(buf.count(escape) for escape in _GO_ESCAPES) if escapes else 0
-        self.no_unicode_escapes = escapes == go_escapes
-        plain = b"\\/" not in buf and _is_utf8(buf)
+        # Escaped backslashes gone (pairs, left to right, as a decoder reads them), every backslash
+        # left starts an escape; the four hex digits after each \\u name what it escapes.
+        escape_text = buf.replace(b"\\\\", b"") if b"\\\\" in buf else buf
+        escaped = [piece[:4] for piece in escape_text.split(b"\\u")[1:]] if b"\\u" in escape_text else []
+        self.quotes_and_colons_literal = not any(name in _QUOTE_OR_COLON_ESCAPES for name in escaped)
+        plain = b"\\/" not in escape_text and _is_utf8(buf)
         # Valid UTF-8 (orjson refuses anything else), no \\u escape, no \\/: one spelling per string.
-        self.one_spelling = escapes == 0 and plain
+        self.one_spelling = not escaped and plain
         # Only Go's escapes, and none of what they escape left raw: every string is spelled as Go spells it.
+        # (Go's escapes never spell a quote or a backslash.)
         self.go_spelled = (
-            escapes > 0 and escapes == go_escapes and plain and not any(raw in buf for raw in _GO_ESCAPED_RAW)
+            bool(escaped) and plain and all(name in _GO_ESCAPES for name in escaped) and not _holds_go_escaped_raw(buf)
         )
         self.root_start = first_value_start(buf)
         self._index: SpanIndex | None = None
@@ -70,6 +82,12 @@ class PatchText:
         if self._index is None:
             self._index = SpanIndex(self.buf)
         return self._index
+
+    def spells_as_go(self, value: str) -> bool:
+        """Whether a string of this body is spelled exactly as Go's encoder spells it."""
+        if self.go_spelled:
+            return True
+        return self.one_spelling and not any(raw in value for raw in _GO_ESCAPED_CHARACTERS)
 
     def literal_spelling(self, value: Any) -> bytes | None:
         """The bytes of a scalar when the decoded value alone determines them, else None."""

@@ -87,12 +87,12 @@ def _count_keys(value: Any) -> int:
 def _no_duplicate_keys(text: PatchText) -> bool:
     """True when no object in the body repeats a key.
 
-    Without ``\\u`` escapes a quote inside a string is spelled ``\\"`` both in the body and in orjson's
-    encoding of the decoded value, so '":' occurs inside strings at least as often in the body
-    (with its whitespace dropped) as in that encoding, and at every key in both: equal counts mean
-    every key survived decoding.
+    Unless the body spells a quote or a colon as a ``\\u`` escape, a quote followed by a colon inside
+    a string is spelled ``\\":`` both in the body and in orjson's encoding of the decoded value, so
+    '":' occurs inside strings at least as often in the body (with its whitespace dropped) as in that
+    encoding, and at every key in both: equal counts mean every key survived decoding.
     """
-    if text.no_unicode_escapes:
+    if text.quotes_and_colons_literal:
         try:
             encoded = orjson.dumps(text.value, default=float)
         except orjson.JSONEncodeError:
