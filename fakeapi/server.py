@@ -189,6 +189,17 @@ class FakeAPIServer:
 
         self._call(restore_now)
 
+    def compact(self) -> None:
+        """Forget the change history up to now, as etcd compaction does: a watch resuming from an
+        older resourceVersion then gets the 410 Expired ERROR event and must list again."""
+
+        def compact_now() -> None:
+            hub = self.state.store.hub
+            hub.history.clear()
+            hub.compacted_through = self.state.store.revision
+
+        self._call(compact_now)
+
     def close_watches(self) -> None:
         """End every open watch stream, as a dropped connection would."""
         self._call(self.state.store.hub.close_all)

@@ -1,0 +1,1 @@
+"""An operator's own code, as it would be in its repository (used by the scenarios example tests)."""

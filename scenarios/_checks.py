@@ -1,0 +1,224 @@
+"""Checks over what really happened: the effects actors declared, the journal, the final objects.
+
+Never over what the actors believe: an actor that thinks it lost a claim whose write committed is
+exactly the bug a lost response causes. Exactly-once splits in two: safety (an effect at most once
+per key) and liveness (at least once within the tick budget: a claim that 422s forever is a
+liveness bug). A lost update is a committed write that overwrites a field another actor had written,
+by an actor that had not read that write (a write-write conflict nobody resolved). resourceVersions must grow with every committed write.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scenarios._model import Check, ObjectKey, RunRecord, Step, Violation
+
+__all__ = [
+    "at_least_once",
+    "at_most_once",
+    "default_checks",
+    "exactly_once",
+    "judge",
+    "monotonic_resource_versions",
+    "no_lost_update",
+    "predicate",
+]
+
+_SERVER_MANAGED = ("/metadata/resourceVersion", "/metadata/managedFields", "/metadata/generation")
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class _Count:
+    effect: str
+    keys: tuple[str, ...]
+    safety: bool
+    liveness: bool
+
+    @property
+    def name(self) -> str:
+        kind = "exactly once" if self.safety and self.liveness else "at most once" if self.safety else "at least once"
+        return f'"{self.effect}" {kind} for {", ".join(self.keys) or "every key"}'
+
+    def __call__(self, run: RunRecord) -> list[Violation]:
+        effects = run.effects_named(self.effect)
+        keys = self.keys or tuple(sorted({effect.key for effect in effects}))
+        violations = []
+        for key in keys:
+            happened = [effect for effect in effects if effect.key == key]
+            if self.safety and len(happened) > 1:
+                where = ", ".join(
+                    f"{effect.actor} after step {effect.step}" if effect.step else effect.actor for effect in happened
+                )
+                violations.append(
+                    Violation(
+                        "safety",
+                        f'effect "{self.effect}" for {key} happened {len(happened)} times ({where})',
+                        tuple(effect.step for effect in happened),
+                    )
+                )
+            if self.liveness and not happened:
+                refused = _refused_writes(run)
+                why = f"; refused writes: {', '.join(refused)}" if refused else ""
+                violations.append(
+                    Violation(
+                        "liveness", f'effect "{self.effect}" for {key} never happened within the tick budget{why}'
+                    )
+                )
+        return violations
+
+
+def _refused_writes(run: RunRecord) -> list[str]:
+    return [
+        f"step {step.number} {step.actor} {step.option.method} {step.entry.status}"
+        for step in run.steps
+        if step.entry is not None and not step.option.is_read and step.entry.status >= 400
+    ]
+
+
+def exactly_once(effect: str, *keys: str) -> Check:
+    """The effect happens at most once (safety) and at least once (liveness) for each key."""
+    return _Count(effect, keys, safety=True, liveness=True)
+
+
+def at_most_once(effect: str, *keys: str) -> Check:
+    return _Count(effect, keys, safety=True, liveness=False)
+
+
+def at_least_once(effect: str, *keys: str) -> Check:
+    return _Count(effect, keys, safety=False, liveness=True)
+
+
+@dataclass(frozen=True)
+class _Predicate:
+    name: str
+    test: Callable[[RunRecord], bool | str | None]
+
+    def __call__(self, run: RunRecord) -> list[Violation]:
+        outcome = self.test(run)
+        if outcome is True or outcome is None:
+            return []
+        message = outcome if isinstance(outcome, str) else "does not hold"
+        return [Violation("predicate", f"{self.name}: {message}")]
+
+
+def predicate(name: str, test: Callable[[RunRecord], bool | str | None]) -> Check:
+    """A user check: ``test(run)`` returns True/None when it holds, False or a message when not."""
+    return _Predicate(name, test)
+
+
+def _leaves(obj: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(obj, dict) and obj:
+        leaves: dict[str, Any] = {}
+        for key, value in obj.items():
+            leaves.update(_leaves(value, f"{prefix}/{str(key).replace('~', '~0').replace('/', '~1')}"))
+        return leaves
+    return {prefix: json.dumps(obj, sort_keys=True)}
+
+
+def _last_write_before(steps: Sequence[Step], number: int, target: ObjectKey) -> int:
+    for step in reversed(steps[: number - 1]):
+        if step.committed and step.option.target == target:
+            return step.number
+    return 0
+
+
+@dataclass(frozen=True)
+class _NoLostUpdate:
+    name: str = "no lost update"
+
+    def __call__(self, run: RunRecord) -> list[Violation]:
+        seen: dict[tuple[str, ObjectKey], int] = {}
+        changes: dict[int, set[str]] = {}
+        violations = []
+        for step in run.steps:
+            target = step.option.target
+            answered = step.entry is not None and 200 <= step.entry.status < 300 and step.fault is None
+            if step.option.verb == "get" and answered:
+                seen[(step.actor, target)] = _last_write_before(run.steps, step.number, target)
+            if not step.committed:
+                continue
+            for other in run.steps[: step.number - 1]:
+                if not other.committed or other.option.target != target or other.actor == step.actor:
+                    continue
+                if other.number <= seen.get((step.actor, target), 0):
+                    continue
+                for path in sorted(_changes(run, step, changes) & _changes(run, other, changes)):
+                    violations.append(
+                        Violation(
+                            "lost-update",
+                            f"step {step.number} ({step.actor}) overwrote {path}, written by step {other.number} "
+                            f"({other.actor}), without having read it",
+                            (other.number, step.number),
+                        )
+                    )
+            if answered:
+                seen[(step.actor, target)] = step.number
+        return violations
+
+
+def _changes(run: RunRecord, step: Step, memo: dict[int, set[str]]) -> set[str]:
+    """The leaves a committed step changed (computed only for steps that might conflict)."""
+    if step.number not in memo:
+        memo[step.number] = _changed(run.state_before(step.number, step.option.target), step.state_after)
+    return memo[step.number]
+
+
+def _changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> set[str]:
+    old, new = _leaves(before or {}), _leaves(after or {})
+    return {
+        path
+        for path in set(old) | set(new)
+        if not path.startswith(_SERVER_MANAGED) and old.get(path, _MISSING) != new.get(path, _MISSING)
+    }
+
+
+def no_lost_update() -> Check:
+    return _NoLostUpdate()
+
+
+@dataclass(frozen=True)
+class _MonotonicResourceVersions:
+    name: str = "resourceVersions grow with every committed write"
+
+    def __call__(self, run: RunRecord) -> list[Violation]:
+        violations = []
+        last = 0
+        for step in run.steps:
+            if not step.committed or step.state_after is None:
+                continue
+            text = (step.state_after.get("metadata") or {}).get("resourceVersion", "")
+            version = int(text) if str(text).isdigit() else -1
+            if version <= last or version <= step.revision_before:
+                violations.append(
+                    Violation(
+                        "resource-version",
+                        f"step {step.number} committed resourceVersion {text!r} after {last}",
+                        (step.number,),
+                    )
+                )
+            last = max(last, version)
+        return violations
+
+
+def monotonic_resource_versions() -> Check:
+    return _MonotonicResourceVersions()
+
+
+def default_checks() -> tuple[Check, ...]:
+    """The checks every scenario gets besides its own."""
+    return (no_lost_update(), monotonic_resource_versions())
+
+
+def judge(run: RunRecord, checks: Sequence[Check]) -> list[Violation]:
+    violations = [violation for check in checks for violation in check(run)]
+    if run.outcome == "step-budget":
+        violations.append(
+            Violation(
+                "livelock", f"the run did not finish within {len(run.steps)} steps (a retry loop that never ends?)"
+            )
+        )
+    return violations

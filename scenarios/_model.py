@@ -1,0 +1,218 @@
+"""What a scenario is and what one run of it recorded: plain data shared by every other module.
+
+A scenario names the objects it starts from, the actors that race (replicas of the operator and
+foreign writers such as kopf, a user or a status pusher), the faults the engine may inject and the
+checks that judge each run. A run is recorded as the numbered steps the engine released (each with
+the server's journal entry for it), the effects the actors declared, and the choices that made
+the schedule: the choices alone replay the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from fakeapi import JournalEntry
+    from scenarios._actors import SetupContext, TickContext
+
+__all__ = [
+    "Actor",
+    "ActorError",
+    "Check",
+    "Choice",
+    "Effect",
+    "Flag",
+    "ObjectKey",
+    "Option",
+    "RunRecord",
+    "Scenario",
+    "Step",
+    "Violation",
+]
+
+Tick = Callable[["TickContext"], Awaitable[None] | None]
+SetupHook = Callable[["SetupContext"], Awaitable[None]]
+ObjectKey = tuple[str, str, str, str]
+"""``(group, resource, namespace, name)``, as the apiserver routes a request."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """One racer: it runs ``tick`` up to ``ticks`` times in a row, and survives up to ``restarts`` crashes."""
+
+    name: str
+    tick: Tick
+    ticks: int = 1
+    restarts: int = 1
+    writer: bool = False
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A non-idempotent step an actor declared with ``ctx.effect(name, key)``, after step ``step``."""
+
+    name: str
+    key: str
+    actor: str
+    incarnation: int
+    tick: int
+    step: int
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A check that failed in one run. ``kind`` is safety, liveness, lost-update, resource-version, ..."""
+
+    kind: str
+    message: str
+    steps: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A fragile precondition seen in the journal: it may pass today and break on tomorrow's data."""
+
+    actor: str
+    path: str
+    reason: str
+    passed: bool
+    step: int
+
+
+class Check(Protocol):
+    """Judges one run from what really happened (journal, effects, final objects)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def __call__(self, run: RunRecord) -> list[Violation]: ...
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything the engine needs to explore one claim."""
+
+    name: str
+    objects: tuple[dict[str, Any], ...]
+    actors: tuple[Actor, ...]
+    checks: tuple[Check, ...]
+    variant: str = ""
+    description: str = ""
+    faults: tuple[str, ...] = ()
+    max_faults: int = 1
+    max_steps: int = 400
+    seed: int = 1
+    setup: SetupHook | None = None
+    derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    exhaustive: bool = True
+
+    @property
+    def title(self) -> str:
+        return f"{self.name} / {self.variant}" if self.variant else self.name
+
+
+@dataclass(frozen=True)
+class Option:
+    """One thing the engine can do at a choice point: release an actor's held request, maybe with a fault."""
+
+    actor: str
+    fault: str | None
+    method: str
+    path: str
+    verb: str
+    target: ObjectKey
+
+    @property
+    def label(self) -> tuple[str, str, str, str]:
+        return (self.actor, self.fault or "", self.method, self.path)
+
+    @property
+    def is_read(self) -> bool:
+        return self.verb in ("get", "list", "watch")
+
+    def describe(self) -> str:
+        name = self.target[3] or self.target[1]
+        text = f"{self.actor}: {self.method} {name}"
+        return f"{text} [{self.fault}]" if self.fault else text
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One recorded decision: ``index`` among ``count`` options; ``default`` is what an exhausted schedule picks.
+
+    ``plain`` is the index of the same request released without a fault (what shrinking tries instead).
+    """
+
+    index: int
+    count: int
+    default: int
+    plain: int = 0
+    fault: str | None = None
+
+
+@dataclass(frozen=True)
+class ActorError:
+    """An exception a tick raised (the actor carries on with its next tick, as kopf retries a handler)."""
+
+    actor: str
+    incarnation: int
+    tick: int
+    step: int
+    text: str
+
+
+@dataclass
+class Step:
+    """One released request, numbered from 1 in the order the engine released them."""
+
+    number: int
+    option: Option
+    incarnation: int
+    query: str
+    sequence: int
+    revision_before: int = 0
+    entry: JournalEntry | None = None
+    state_after: dict[str, Any] | None = None
+    committed: bool = False
+
+    @property
+    def actor(self) -> str:
+        return self.option.actor
+
+    @property
+    def fault(self) -> str | None:
+        return self.option.fault
+
+
+@dataclass
+class RunRecord:
+    """What happened in one run, as the checks and the report see it."""
+
+    choices: list[Choice]
+    steps: list[Step] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
+    errors: list[ActorError] = field(default_factory=list)
+    initial: dict[ObjectKey, dict[str, Any]] = field(default_factory=dict)
+    final: dict[ObjectKey, dict[str, Any] | None] = field(default_factory=dict)
+    outcome: str = "complete"
+    violations: list[Violation] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+
+    @property
+    def schedule_id(self) -> str:
+        from scenarios._schedules import encode_schedule
+
+        return encode_schedule(self.choices)
+
+    def effects_named(self, name: str) -> list[Effect]:
+        return [effect for effect in self.effects if effect.name == name]
+
+    def state_before(self, number: int, key: ObjectKey) -> dict[str, Any] | None:
+        """The object as stored just before step ``number`` (from the initial state and committed writes)."""
+        state = self.initial.get(key)
+        for step in self.steps[: number - 1]:
+            if step.committed and step.option.target == key:
+                state = step.state_after
+        return state

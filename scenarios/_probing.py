@@ -1,0 +1,97 @@
+"""The hostile-values pass: explore the baseline (plain spellings), then every field in every hostile
+spelling, and collect the mutations that change the verdict (see :mod:`scenarios._hostile`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from fakeapi import APIError
+from scenarios._engine import Engine
+from scenarios._exploring import Exploration, Settings, explore_async
+from scenarios._hostile import Field, Mutation, mutable_fields, mutate, plain_objects, spellings_for
+from scenarios._model import Scenario
+
+__all__ = ["Finding", "HostileReport", "probe_async"]
+
+
+@dataclass
+class Finding:
+    mutation: Mutation
+    exploration: Exploration | None
+    rejected: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return f"rejected at load: {self.rejected}" if self.exploration is None else self.exploration.verdict
+
+
+@dataclass
+class HostileReport:
+    scenario: Scenario
+    baseline: Exploration
+    findings: list[Finding] = field(default_factory=list)
+    robust: list[Field] = field(default_factory=list)
+    mutations: int = 0
+
+    @property
+    def fragile(self) -> bool:
+        return bool(self.findings)
+
+    def report(self) -> str:
+        lines = [
+            f"# hostile values: {self.scenario.title}",
+            f"baseline (user strings and numbers spelled plainly): {self.baseline.verdict} "
+            f"({self.baseline.runs} schedules)",
+            f"{self.mutations} mutations tried",
+            "",
+        ]
+        if self.findings:
+            lines.append("## Fragile: the verdict changes with the data")
+            for finding in self.findings:
+                value = finding.mutation.value
+                lines.append(f"- {finding.mutation.field} = {value!r} ({finding.mutation.spelling}): {finding.verdict}")
+                if finding.exploration is not None:
+                    lines += [f"  replay: {line}" for line in finding.exploration.replay_lines()]
+        else:
+            lines.append("No mutation changed the verdict.")
+        if self.robust:
+            lines += ["", "## Robust fields", *(f"- {item}" for item in self.robust)]
+        return "\n".join(lines) + "\n"
+
+
+async def probe_async(
+    scenario: Scenario, settings: Settings, *, progress: Callable[[str], None] | None = None
+) -> HostileReport:
+    engine = Engine(scenario)
+    await engine.start()
+    try:
+        base_objects = plain_objects(list(scenario.objects), scenario.derive)
+        await engine.prepare(base_objects)
+        baseline = await explore_async(scenario, settings, engine=engine)
+        baseline.mutation = "plain"
+        result = HostileReport(scenario, baseline)
+        for item, value in mutable_fields(base_objects):
+            changed = False
+            for spelling in spellings_for(value):
+                mutation = Mutation(item, spelling)
+                result.mutations += 1
+                if progress is not None:
+                    progress(str(mutation))
+                try:
+                    await engine.prepare(mutate(list(scenario.objects), mutation, scenario.derive))
+                except APIError as error:
+                    result.findings.append(Finding(mutation, None, str(error)))
+                    changed = True
+                    continue
+                explored = await explore_async(scenario, replace(settings), engine=engine)
+                explored.mutation = str(mutation)
+                if explored.verdict != baseline.verdict:
+                    result.findings.append(Finding(mutation, explored))
+                    changed = True
+            if not changed:
+                result.robust.append(item)
+        return result
+    finally:
+        await engine.stop()

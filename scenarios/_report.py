@@ -1,0 +1,385 @@
+"""The violation report: a numbered step table, a Mermaid sequence diagram, each request and response,
+why each JSON patch ``test`` failed (with the server's spelling diagnosis), and the replay line.
+
+Everything in a run's report comes from the run itself (no times, ports or paths), so replaying its
+schedule id prints the same bytes. The exploration header (how many schedules, pruned, shrunk) is
+rendered separately because a replay explores one schedule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from scenarios._faults import FAULTS
+from scenarios._model import RunRecord, Scenario, Step
+
+if TYPE_CHECKING:
+    from scenarios._exploring import Exploration
+
+__all__ = ["render_exploration", "render_run"]
+
+_BODY_LIMIT = 1500
+_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 ./_()=+-]")
+
+
+def render_exploration(exploration: Exploration) -> str:
+    """The header (what was explored), then the counterexample's report or the fragility notes."""
+    return (
+        _header(exploration)
+        + "\n\n"
+        + (
+            exploration.run_report()
+            if exploration.counterexample is not None
+            else _flags_section(exploration.flags, "Fragile preconditions seen (the claim held, but may not tomorrow)")
+        )
+    )
+
+
+def _header(exploration: Exploration) -> str:
+    scenario, settings = exploration.scenario, exploration.settings
+    if exploration.mode == "exhaustive":
+        how = f"exhaustively (reduction: {settings.reduction}"
+        how += f", {exploration.pruned} runs cut short as equivalent)" if settings.reduction != "off" else ")"
+        if not exploration.complete and exploration.holds:
+            how += f", stopped at the budget of {settings.max_runs} runs"
+    elif exploration.mode == "random":
+        how = f"at random (seed {settings.seed})"
+    elif exploration.mode == "live":
+        how = "against a real cluster (no gates: uncontrolled timing; journal checks and faults do not apply)"
+    else:
+        how = f"by replaying {settings.replay}"
+    if settings.shard.count > 1:
+        how += f", shard {settings.shard.index + 1} of {settings.shard.count}"
+    plural = "schedule" if exploration.runs == 1 else "schedules"
+    title = scenario.title + (f" [{exploration.mutation}]" if exploration.mutation else "")
+    if exploration.holds:
+        return f"{title}: HOLDS in every one of {exploration.runs} {plural} explored {how}"
+    lines = [
+        f"{title}: VIOLATED ({exploration.verdict.removeprefix('violated: ')}), {exploration.runs} {plural} explored {how}"
+    ]
+    if exploration.settings.keep_going:
+        lines.append(f"{exploration.violating} of {exploration.runs} schedules violate it")
+    if exploration.found_as and exploration.found_as != exploration.schedule_id:
+        lines.append(
+            f"first found in schedule {exploration.found_as}, shrunk to {exploration.schedule_id} "
+            f"in {exploration.shrink_replays} replays"
+        )
+    return "\n".join(lines)
+
+
+def render_run(scenario: Scenario, run: RunRecord, replay_lines: list[str], mutation: str | None = None) -> str:
+    kinds = ", ".join(sorted({violation.kind for violation in run.violations})) or "none"
+    data = f" [{mutation}]" if mutation else ""
+    if run.outcome == "live":
+        return _render_live(scenario, run, kinds, data)
+    parts = [
+        f"# {scenario.title}{data}: {kinds.upper()} VIOLATION in schedule {run.schedule_id}",
+        "",
+        scenario.description.strip() or "(no description)",
+        "",
+        "Actors: "
+        + ", ".join(
+            f"{actor.name} ({'writer, ' if actor.writer else ''}{actor.ticks} tick{'s' if actor.ticks != 1 else ''})"
+            for actor in scenario.actors
+        ),
+        "Faults: "
+        + (", ".join(scenario.faults) + f" (at most {scenario.max_faults} per run)" if scenario.faults else "none"),
+        "",
+        "## Violations",
+        *(f"- {violation.kind}: {violation.message}" for violation in run.violations),
+        "",
+        "## Steps",
+        _table(run),
+        "",
+        "## Sequence diagram",
+        "```mermaid",
+        _mermaid(scenario, run),
+        "```",
+        "",
+        "## Why test ops failed",
+        *(_why_tests_failed(run) or ["(no JSON patch test failed)"]),
+        "",
+        _flags_section(run.flags, "Fragile preconditions"),
+        "",
+        "## Actor errors",
+        *(
+            [
+                f"- {error.actor} (incarnation {error.incarnation}, tick {error.tick}) after step {error.step}: {error.text}"
+                for error in run.errors
+            ]
+            or ["(none)"]
+        ),
+        "",
+        "## Requests and responses",
+        *(_exchange(step) for step in run.steps),
+        "## Replay",
+        *(replay_lines or [f"schedule {run.schedule_id}"]),
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def _render_live(scenario: Scenario, run: RunRecord, kinds: str, data: str) -> str:
+    """A run on a real cluster: no journal, so no steps; what the checks saw, and the final objects."""
+    return "\n".join(
+        [
+            f"# {scenario.title}{data}: {kinds.upper()} VIOLATION in a live run (a real cluster: no schedule to replay)",
+            "",
+            "## Violations",
+            *(f"- {violation.kind}: {violation.message}" for violation in run.violations),
+            "",
+            "## Effects",
+            *([f"- {e.actor} tick {e.tick}: {e.name}({e.key})" for e in run.effects] or ["(none)"]),
+            "",
+            "## Actor errors",
+            *([f"- {error.actor} tick {error.tick}: {error.text}" for error in run.errors] or ["(none)"]),
+            "",
+            "## Final objects",
+            *(f"- {'/'.join(key)}: {json.dumps(obj, sort_keys=True)[:_BODY_LIMIT]}" for key, obj in run.final.items()),
+            "",
+        ]
+    )
+
+
+def _flags_section(flags: list[Any], title: str) -> str:
+    grouped: dict[tuple[str, str, bool], list[Any]] = {}
+    for flag in flags:
+        grouped.setdefault((flag.path, flag.reason, flag.passed), []).append(flag)
+    lines = [f"## {title}"]
+    for (path, reason, passed), same in grouped.items():
+        where = ", ".join(f"{flag.step} ({flag.actor})" for flag in same)
+        outcome = "passed this time" if passed else "failed"
+        lines.append(f"- test of {path} {reason} ({outcome}); step{'s' if len(same) > 1 else ''} {where}")
+    if len(lines) == 1:
+        lines.append("(none)")
+    return "\n".join(lines)
+
+
+def _what(step: Step) -> str:
+    _, resource, _, name = step.option.target
+    what = f"{resource}/{name}" if name else resource
+    entry = step.entry
+    if entry is not None and entry.subresource:
+        what += f"/{entry.subresource}"
+    if entry is not None and entry.content_type and step.option.method in ("PATCH", "PUT", "POST"):
+        kind = entry.content_type.split(";")[0].removeprefix("application/").removesuffix("+json")
+        what += f" ({kind})"
+    return f"{step.option.method} {what}"
+
+
+def _status(step: Step) -> str:
+    entry = step.entry
+    if step.fault == "crash":
+        return "crashed"
+    if entry is None:
+        return "-"
+    if step.fault == "lost-response":
+        return f"{entry.status} (lost)"
+    if entry.status == 0:
+        return "cut"
+    return str(entry.status)
+
+
+def _response_version(step: Step) -> str:
+    entry = step.entry
+    if entry is None:
+        return ""
+    if step.committed:
+        return f"{entry.revision_before} → {entry.revision_after}"
+    try:
+        body = json.loads(entry.response_body) if entry.response_body else None
+    except ValueError:
+        return ""
+    if isinstance(body, dict) and isinstance(body.get("metadata"), dict):
+        return str(body["metadata"].get("resourceVersion", ""))
+    return ""
+
+
+_CLIENT_VIEW = {
+    "lost-response": "committed, but the client saw the connection drop",
+    "timeout": "cut before running: the client saw the connection drop",
+    "watch-drop": "the watch connection was cut",
+    "crash": "the actor crashed before sending; it restarts with empty memory",
+}
+
+
+def _events(run: RunRecord, number: int) -> list[str]:
+    step = run.steps[number - 1]
+    events = [_CLIENT_VIEW[step.fault]] if step.fault in _CLIENT_VIEW else []
+    events += [f"effect {effect.name}({effect.key})" for effect in run.effects if effect.step == number]
+    events += [f"{error.actor}: {error.text}" for error in run.errors if error.step == number]
+    return events
+
+
+def _table(run: RunRecord) -> str:
+    rows = [
+        "| # | actor | request | fault | status | resourceVersion | then |",
+        "|---|-------|---------|-------|--------|-----------------|------|",
+    ]
+    for step in run.steps:
+        then = "; ".join(_events(run, step.number)).replace("|", "\\|")
+        rows.append(
+            f"| {step.number} | {step.actor} | {_what(step)} | {step.fault or ''} | {_status(step)} "
+            f"| {_response_version(step)} | {then} |"
+        )
+    return "\n".join(rows)
+
+
+def _mermaid(scenario: Scenario, run: RunRecord) -> str:
+    ids = {actor.name: f"A{index}" for index, actor in enumerate(scenario.actors, 1)}
+    lines = ["sequenceDiagram"]
+    lines += [f"    participant {ids[actor.name]} as {actor.name}" for actor in scenario.actors]
+    lines.append("    participant S as apiserver")
+    for step in run.steps:
+        actor = ids[step.actor]
+        label = _MERMAID_UNSAFE.sub(" ", f"{step.number}. {_what(step)}")
+        if step.fault:
+            label += f" [{step.fault}]"
+        lines.append(f"    {actor}->>S: {label}")
+        if step.fault != "crash":
+            version = _response_version(step).replace("→", "to")
+            answer = _MERMAID_UNSAFE.sub(" ", f"{_status(step)} rv {version}" if version else _status(step))
+            arrow = "--x" if step.fault in ("lost-response", "timeout", "watch-drop") else "-->>"
+            lines.append(f"    S{arrow}{actor}: {answer}")
+        for event in _events(run, step.number):
+            lines.append(f"    Note over {actor}: {_MERMAID_UNSAFE.sub(' ', event)}")
+    return "\n".join(lines)
+
+
+def _text(body: bytes) -> str:
+    if not body:
+        return "(no body)"
+    text = _elide_managed_fields(body).decode("utf-8", "replace")
+    if len(text) > _BODY_LIMIT:
+        text = text[:_BODY_LIMIT] + f"... ({len(text) - _BODY_LIMIT} more characters)"
+    return text
+
+
+def _elide_managed_fields(body: bytes) -> bytes:
+    """managedFields are long and say nothing about a race: cut them, keeping every other byte as sent."""
+    marker = b'"managedFields":'
+    start = body.find(marker)
+    if start < 0:
+        return body
+    position = start + len(marker)
+    depth, in_string, escaped = 0, False, False
+    for index in range(position, len(body)):
+        char = body[index : index + 1]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == b"\\":
+                escaped = True
+            elif char == b'"':
+                in_string = False
+        elif char == b'"':
+            in_string = True
+        elif char in (b"[", b"{"):
+            depth += 1
+        elif char in (b"]", b"}"):
+            depth -= 1
+            if depth == 0:
+                return body[:position] + b"[...]" + _elide_managed_fields(body[index + 1 :])
+    return body
+
+
+def _exchange(step: Step) -> str:
+    entry = step.entry
+    path = entry.path + (f"?{entry.query}" if entry.query else "") if entry is not None else step.option.path
+    lines = [f"### {step.number}. {step.actor} {step.option.method} {path}"]
+    if step.fault:
+        lines.append(f"fault: {step.fault}: {FAULTS[step.fault].summary}")
+    if entry is not None:
+        if entry.body:
+            lines.append(f"request ({entry.content_type}): {_text(entry.body)}")
+        lines.append(f"response {_status(step)}: {_text(entry.response_body)}")
+        lines += [f"warning: {warning}" for warning in entry.warnings]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _resolve(obj: Any, pointer: str) -> tuple[bool, Any]:
+    if pointer == "":
+        return True, obj
+    current = obj
+    for raw in pointer.split("/")[1:]:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(current, dict) and token in current:
+            current = current[token]
+        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
+            current = current[int(token)]
+        else:
+            return False, None
+    return True, current
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _changed_by(run: RunRecord, step: Step, pointer: str) -> str:
+    for other in reversed(run.steps[: step.number - 1]):
+        if other.committed and other.option.target == step.option.target:
+            before = _resolve(run.state_before(other.number, other.option.target) or {}, pointer)
+            after = _resolve(other.state_after or {}, pointer)
+            if before != after:
+                return f" (last changed by step {other.number}, {other.actor})"
+    return ""
+
+
+def _why_tests_failed(run: RunRecord) -> list[str]:
+    lines = []
+    for step in run.steps:
+        entry = step.entry
+        if entry is None or entry.status != 422 or "json-patch" not in entry.content_type:
+            continue
+        try:
+            operations = json.loads(entry.body)
+        except ValueError:
+            continue
+        stored = run.state_before(step.number, step.option.target) or {}
+        head = f"- step {step.number} ({step.actor} {_what(step)}, 422):"
+        for operation in operations if isinstance(operations, list) else []:
+            if not isinstance(operation, dict) or operation.get("op") != "test":
+                continue
+            pointer = str(operation.get("path", ""))
+            found, value = _resolve(stored, pointer)
+            sent = operation.get("value")
+            shown = pointer or '""'
+            diagnosis = [line for line in entry.diagnoses if f"test of {shown} " in line]
+            if not found:
+                lines.append(f"{head} test {pointer}: the stored object has no such path")
+            elif diagnosis:
+                lines.append(f"{head} test {pointer}: equal once decoded, but the apiserver compares bytes")
+                lines += [f"  server diagnosis: {line}" for line in diagnosis]
+            elif value != sent:
+                lines.append(
+                    f"{head} test {pointer}: sent {_short(sent)}, stored {_short(value)}{_changed_by(run, step, pointer)}"
+                )
+            else:
+                continue
+            break
+        else:
+            lines.append(f"{head} every test op matched; {_other_failure(operations, stored, entry.response_body)}")
+    return lines
+
+
+def _other_failure(operations: Any, stored: dict[str, Any], response: bytes) -> str:
+    """Why a JSON patch whose tests all matched still failed: a path that is not there, or what the server said."""
+    for operation in operations if isinstance(operations, list) else []:
+        if not isinstance(operation, dict) or operation.get("op") in ("test", None):
+            continue
+        pointer = str(operation.get("path", ""))
+        parent = pointer.rsplit("/", 1)[0]
+        if operation["op"] == "add" and not _resolve(stored, parent)[0]:
+            return f"{operation['op']} {pointer}: its parent {parent} does not exist"
+        if operation["op"] in ("remove", "replace") and not _resolve(stored, pointer)[0]:
+            return f"{operation['op']} {pointer}: the path does not exist"
+    try:
+        message = json.loads(response).get("message", "")
+    except (ValueError, AttributeError):
+        message = ""
+    return f"the server said: {message}" if message else "the server gave no reason"

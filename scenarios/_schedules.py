@@ -1,0 +1,315 @@
+"""Schedules: their ids, and the strategies that pick them (replay, seeded random, depth-first).
+
+A run is fully determined by its choices: at every choice point the engine lists the options
+(each held request, alone or with a fault) in a fixed order and a chooser picks one by index. The
+schedule id spells the indices (base 36, trailing defaults dropped), so ``s0110`` replays a run
+exactly. Exhaustive exploration is a stateless depth-first search: every run restarts from the
+snapshot and replays a prefix. Sleep sets (Godefroid, 1996) skip schedules that only reorder
+independent steps (two reads, or steps on different objects, or a fault that never reaches the
+store); a deterministic partition of the tree by prefix shards the search over workers.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from scenarios._faults import SERVER_NEUTRAL_FAULTS
+from scenarios._model import Choice, Option
+
+__all__ = [
+    "REDUCTIONS",
+    "Chooser",
+    "DepthFirst",
+    "NondeterminismError",
+    "RandomChooser",
+    "Replay",
+    "ScheduleError",
+    "Shard",
+    "decode_schedule",
+    "encode_schedule",
+    "independent",
+    "observe",
+]
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+class ScheduleError(ValueError):
+    """A schedule id that is malformed or does not fit the scenario."""
+
+
+class NondeterminismError(RuntimeError):
+    """Replaying a prefix offered different options: something outside the schedule decides (time, randomness)."""
+
+
+def encode_schedule(choices: Sequence[Choice]) -> str:
+    """``s`` then one base-36 digit per choice (``(n)`` past 35), trailing default choices dropped."""
+    indices = [choice.index for choice in choices]
+    end = len(indices)
+    while end and choices[end - 1].index == choices[end - 1].default:
+        end -= 1
+    return "s" + "".join(_DIGITS[i] if i < len(_DIGITS) else f"({i})" for i in indices[:end])
+
+
+def decode_schedule(schedule_id: str) -> list[int]:
+    if not schedule_id.startswith("s"):
+        raise ScheduleError(f"a schedule id starts with 's': {schedule_id!r}")
+    indices: list[int] = []
+    text = schedule_id[1:]
+    position = 0
+    while position < len(text):
+        char = text[position]
+        if char == "(":
+            close = text.find(")", position)
+            if close < 0 or not text[position + 1 : close].isdigit():
+                raise ScheduleError(f"malformed schedule id {schedule_id!r}")
+            indices.append(int(text[position + 1 : close]))
+            position = close + 1
+            continue
+        if char not in _DIGITS:
+            raise ScheduleError(f"malformed schedule id {schedule_id!r}")
+        indices.append(_DIGITS.index(char))
+        position += 1
+    return indices
+
+
+def independent(a: Option, b: Option) -> bool:
+    """Whether releasing ``a`` then ``b`` is the same as ``b`` then ``a`` (same answers, same final store).
+
+    Writes to different objects commute although the global resourceVersion numbers differ, because
+    resourceVersions are opaque: a client may only compare one it read with the same object's.
+    """
+    if a.actor == b.actor:
+        return False
+    if a.fault in SERVER_NEUTRAL_FAULTS or b.fault in SERVER_NEUTRAL_FAULTS:
+        return True
+    if a.fault == "watch-expire" or b.fault == "watch-expire":
+        return False
+    if a.is_read and b.is_read:
+        return True
+    if a.target[:2] != b.target[:2]:
+        return True
+    if not a.target[3] or not b.target[3]:
+        return False
+    return a.target != b.target
+
+
+class Chooser(Protocol):
+    def choose(self, options: Sequence[Option], default: int) -> int | None:
+        """The index of the option to take, or None to abandon this run (it repeats an explored one)."""
+
+
+def observe(chooser: Chooser, committed: bool) -> None:
+    """Tell a chooser that wants to know whether the step it chose changed the store."""
+    note = getattr(chooser, "observe", None)
+    if note is not None:
+        note(committed)
+
+
+class Replay:
+    """Follows a schedule id, then the default choice once the id runs out."""
+
+    def __init__(self, indices: Sequence[int], *, lenient: bool = False) -> None:
+        self.indices = list(indices)
+        self.lenient = lenient
+        self.depth = 0
+
+    def choose(self, options: Sequence[Option], default: int) -> int | None:
+        depth, self.depth = self.depth, self.depth + 1
+        if depth >= len(self.indices):
+            return default
+        index = self.indices[depth]
+        if index >= len(options):
+            if self.lenient:
+                return default
+            raise ScheduleError(f"choice {depth + 1} is {index} but only {len(options)} options exist there")
+        return index
+
+
+class RandomChooser:
+    """Seeded random choices: an actor uniformly, then a fault with probability ``fault_rate``."""
+
+    def __init__(self, seed: int, run: int, fault_rate: float = 0.25) -> None:
+        self.random = random.Random(f"scenarios:{seed}:{run}")
+        self.fault_rate = fault_rate
+
+    def choose(self, options: Sequence[Option], default: int) -> int | None:
+        actors = sorted({option.actor for option in options})
+        actor = self.random.choice(actors)
+        mine = [i for i, option in enumerate(options) if option.actor == actor]
+        plain = [i for i in mine if options[i].fault is None]
+        faulty = [i for i in mine if options[i].fault is not None]
+        if faulty and self.random.random() < self.fault_rate:
+            return self.random.choice(faulty)
+        return self.random.choice(plain or mine)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Worker ``index`` of ``count``: owns the subtrees whose first ``depth`` choices hash to it."""
+
+    index: int = 0
+    count: int = 1
+    depth: int = 3
+
+    def owns(self, prefix: Sequence[int]) -> bool:
+        if self.count <= 1:
+            return True
+        return zlib.crc32(",".join(map(str, prefix)).encode()) % self.count == self.index
+
+    def owns_run(self, run: int) -> bool:
+        return self.count <= 1 or run % self.count == self.index
+
+
+REDUCTIONS = ("dpor", "sleep-sets", "off")
+
+
+def _as_executed(option: Option, committed: bool) -> Option:
+    """A write that changed nothing commutes like the read it turned out to be (its answer still depends
+    on the store, so it stays dependent with writes)."""
+    return option if committed or option.is_read else replace(option, verb="get")
+
+
+@dataclass
+class _Frame:
+    options: list[Option]
+    sleep: dict[tuple[str, str, str, str], Option]
+    order: list[int]
+    backtrack: set[str]
+    tried: list[int] = field(default_factory=list)
+    committed: bool = True
+
+
+class DepthFirst:
+    """Every schedule once, up to reordering of independent steps. One run at a time:
+    ``while not dfs.finished: dfs.begin(); run the scenario with dfs as chooser; dfs.advance()``.
+
+    ``reduction``: ``dpor`` (dynamic partial-order reduction, Flanagan and Godefroid 2005, with sleep
+    sets): a state only branches to another actor when a run showed that actor's request racing
+    with an earlier dependent step; ``sleep-sets``: every actor branches, sleep sets cut the
+    reorderings; ``off``: every interleaving. At a state the chosen actor's fault variants are all
+    explored (a fault is that actor's own nondeterminism). States above the partition depth branch
+    to every actor (sleep sets still prune there), so the tree, and the partition of it into shards,
+    is the same whatever the number of shards and whichever runs each shard makes.
+    """
+
+    def __init__(self, *, reduction: str = "dpor", shard: Shard | None = None) -> None:
+        if reduction not in REDUCTIONS:
+            raise ValueError(f"reduction must be one of {', '.join(REDUCTIONS)}")
+        self.reduction = reduction
+        self.shard = shard or Shard()
+        self.stack: list[_Frame] = []
+        self.finished = False
+        self.depth = 0
+        self._blocked: list[Option] | None = None
+
+    def begin(self) -> None:
+        self.depth = 0
+        self._blocked = None
+
+    def owns_current(self) -> bool:
+        """Whether the run just made belongs to this shard (runs shorter than the partition depth)."""
+        if len(self.stack) >= self.shard.depth:
+            return True
+        return self.shard.owns(self._prefix(len(self.stack)))
+
+    def choose(self, options: Sequence[Option], default: int) -> int | None:
+        depth, self.depth = self.depth, self.depth + 1
+        if depth < len(self.stack):
+            frame = self.stack[depth]
+            if [o.label for o in frame.options] != [o.label for o in options]:
+                raise NondeterminismError(
+                    f"replaying the same choices offered different requests at choice {depth + 1}: "
+                    f"{[o.describe() for o in frame.options]} then {[o.describe() for o in options]}"
+                )
+            return frame.tried[-1]
+        sleep = self._child_sleep()
+        order = [default, *(i for i in range(len(options)) if i != default)]
+        actors = {option.actor for option in options}
+        if self.reduction != "dpor" or depth < self.shard.depth:
+            backtrack = actors
+        else:
+            awake = [options[i].actor for i in order if options[i].label not in sleep]
+            backtrack = {awake[0]} if awake else set()
+        frame = _Frame(list(options), sleep, order, backtrack)
+        self.stack.append(frame)
+        index = self._next(frame, depth)
+        if index is None:
+            self.stack.pop()
+            self._blocked = list(options)
+            return None
+        frame.tried.append(index)
+        return index
+
+    def observe(self, committed: bool) -> None:
+        """Whether the step just chosen changed the store: a write that did not (a failed claim) only read it."""
+        self.stack[self.depth - 1].committed = committed
+
+    def advance(self) -> None:
+        """Learn from the run just made, then move to the next unexplored schedule (deepest first)."""
+        if self.reduction == "dpor":
+            self._add_backtracks()
+        while self.stack:
+            frame = self.stack[-1]
+            index = self._next(frame, len(self.stack) - 1)
+            if index is not None:
+                frame.tried.append(index)
+                return
+            self.stack.pop()
+        self.finished = True
+
+    def _prefix(self, depth: int) -> list[int]:
+        return [frame.tried[-1] for frame in self.stack[:depth]]
+
+    def _next(self, frame: _Frame, depth: int) -> int | None:
+        for index in frame.order:
+            option = frame.options[index]
+            if index in frame.tried or option.label in frame.sleep or option.actor not in frame.backtrack:
+                continue
+            if depth == self.shard.depth - 1 and not self.shard.owns([*self._prefix(depth), index]):
+                frame.tried.append(index)
+                continue
+            return index
+        return None
+
+    def _child_sleep(self) -> dict[tuple[str, str, str, str], Option]:
+        if self.reduction == "off" or not self.stack:
+            return {}
+        parent = self.stack[-1]
+        chosen = parent.options[parent.tried[-1]]
+        asleep = dict(parent.sleep)
+        for index in parent.tried[:-1]:
+            asleep[parent.options[index].label] = parent.options[index]
+        return {label: option for label, option in asleep.items() if independent(option, chosen)}
+
+    def _add_backtracks(self) -> None:
+        """For every state of the run and every actor pending there, find the last earlier step of another
+        actor that races with its request (dependent, not ordered before it), and branch there."""
+        executed = [_as_executed(frame.options[frame.tried[-1]], frame.committed) for frame in self.stack]
+        before: list[set[int]] = []
+        for j, step in enumerate(executed):
+            ordered = {j}
+            for m in range(j):
+                if executed[m].actor == step.actor or not independent(executed[m], step):
+                    ordered |= before[m]
+            before.append(ordered)
+        states = [frame.options for frame in self.stack]
+        if self._blocked is not None:
+            states.append(self._blocked)
+        for k, options in enumerate(states):
+            for actor in sorted({option.actor for option in options}):
+                variants = [option for option in options if option.actor == actor]
+                for i in range(k - 1, -1, -1):
+                    step = executed[i]
+                    if step.actor == actor or all(independent(step, variant) for variant in variants):
+                        continue
+                    if any(executed[j].actor == actor and i in before[j] for j in range(i, k)):
+                        continue
+                    frame = self.stack[i]
+                    pending = {option.actor for option in frame.options}
+                    frame.backtrack |= {actor} if actor in pending else pending
+                    break

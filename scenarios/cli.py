@@ -1,0 +1,230 @@
+"""``python -m scenarios``: list the built-in scenarios, run one, replay a schedule.
+
+Exit status: 0 when the property holds in every schedule explored, 1 when a violation is found
+(the report is printed), 2 on bad usage (unknown scenario, variant, fault, schedule id).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from scenarios._engine import EngineStuck
+from scenarios._exploring import Exploration, Settings, explore_async
+from scenarios._faults import FAULTS
+from scenarios._hostile import NUMBER_SPELLINGS, STRING_SPELLINGS, mutate, parse_mutation, plain_objects
+from scenarios._model import Scenario
+from scenarios._schedules import REDUCTIONS, NondeterminismError, ScheduleError, Shard, decode_schedule
+from scenarios.builtin import BUILTINS, builtin_scenario
+
+__all__ = ["main"]
+
+EPILOG = """\
+examples:
+  python -m scenarios list
+  python -m scenarios run completion-claim --variant resource-version --exhaustive
+  python -m scenarios run completion-claim --variant unconditional --schedules 200 --seed 7 --report out.md
+  python -m scenarios run lost-response --variant trust-response --replay s01
+  python -m scenarios run completion-claim --variant whole-annotations --hostile
+
+exit status: 0 the property holds in every schedule explored; 1 a violation was found; 2 bad usage.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios",
+        description="Run operator ticks concurrently against fakeapi under controlled interleavings and faults, "
+        "and prove, or refute with a replayable counterexample, that a claim happens exactly once.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("list", help="list the built-in scenarios, their variants and expected verdicts")
+    run = commands.add_parser(
+        "run",
+        help="explore one built-in scenario",
+        description="Explore one built-in scenario variant and report whether its claim holds.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("name", metavar="NAME", help="a built-in scenario (see `list`)")
+    run.add_argument("--variant", "-v", required=True, metavar="V", help="which variant of the scenario to run")
+    how = run.add_mutually_exclusive_group()
+    how.add_argument("--exhaustive", action="store_true", help="explore every schedule (depth-first)")
+    how.add_argument("--schedules", type=int, metavar="N", help="explore N seeded random schedules")
+    how.add_argument("--replay", metavar="ID", help="run exactly one schedule, by the id a report gave")
+    run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random schedules (default 0)")
+    run.add_argument("--report", type=Path, metavar="FILE", help="also write the report to FILE")
+    run.add_argument(
+        "--reduction",
+        choices=REDUCTIONS,
+        default="dpor",
+        help="how exhaustive exploration skips equivalent schedules (default dpor)",
+    )
+    run.add_argument("--max-runs", type=int, metavar="N", help="stop an exhaustive exploration after N schedules")
+    run.add_argument("--keep-going", action="store_true", help="count every violating schedule instead of stopping")
+    run.add_argument("--no-shrink", action="store_true", help="report the first violating schedule as found")
+    run.add_argument(
+        "--faults",
+        metavar="LIST",
+        help=f"comma-separated faults to inject instead of the scenario's own ({', '.join(FAULTS)}; 'none' for none)",
+    )
+    run.add_argument("--max-faults", type=int, metavar="K", help="at most K faults per schedule")
+    run.add_argument("--shard", metavar="K/N", help="explore only shard K of N (1-based) of the schedule space")
+    run.add_argument(
+        "--hostile",
+        action="store_true",
+        help="re-run with every user-controlled value in hostile spellings and report fields that flip the verdict",
+    )
+    run.add_argument(
+        "--mutate",
+        metavar="OBJECT/POINTER=SPELLING",
+        help="run with plain data and this one hostile value (as a hostile report's replay line says); spellings: "
+        + ", ".join([*STRING_SPELLINGS, *NUMBER_SPELLINGS]),
+    )
+    run.add_argument("--plain", action="store_true", help="run with every user value spelled plainly")
+    run.add_argument(
+        "--kubeconfig",
+        type=Path,
+        metavar="PATH",
+        help="run against the cluster of this kubeconfig instead (no gates: uncontrolled timing, same checks)",
+    )
+    run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
+    run.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    return parser
+
+
+def _list() -> int:
+    for builtin in BUILTINS.values():
+        print(f"{builtin.name}: {builtin.summary}")
+        for variant, expected in builtin.variants.items():
+            print(f"    --variant {variant:<36} {expected}")
+    return 0
+
+
+def _shard(text: str | None) -> Shard:
+    if text is None:
+        return Shard()
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit()) or not 1 <= int(index) <= int(count):
+        raise ValueError(f"--shard is K/N with 1 <= K <= N: {text!r}")
+    return Shard(int(index) - 1, int(count))
+
+
+def _replay_hint(args: argparse.Namespace) -> Any:
+    def hint(schedule: str, mutation: str | None) -> list[str]:
+        parts = ["python -m scenarios run", args.name, "--variant", args.variant]
+        if args.faults is not None:
+            parts += ["--faults", args.faults]
+        if args.max_faults is not None:
+            parts += ["--max-faults", str(args.max_faults)]
+        if mutation == "plain":
+            parts.append("--plain")
+        elif mutation:
+            parts += ["--mutate", mutation]
+        parts += ["--replay", schedule]
+        return [" ".join(parts)]
+
+    return hint
+
+
+def _scenario(args: argparse.Namespace) -> Scenario:
+    scenario = builtin_scenario(args.name, args.variant)
+    if args.faults is not None:
+        faults = tuple(f for f in args.faults.split(",") if f and f != "none")
+        unknown = [f for f in faults if f not in FAULTS]
+        if unknown:
+            raise ValueError(f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(FAULTS)}")
+        scenario = replace(scenario, faults=faults)
+    if args.max_faults is not None:
+        scenario = replace(scenario, max_faults=args.max_faults)
+    if args.mutate:
+        scenario = replace(
+            scenario, objects=tuple(mutate(list(scenario.objects), parse_mutation(args.mutate), scenario.derive))
+        )
+    elif args.plain:
+        scenario = replace(scenario, objects=tuple(plain_objects(list(scenario.objects), scenario.derive)))
+    return scenario
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    if args.replay is not None:
+        decode_schedule(args.replay)
+        if args.kubeconfig is not None:
+            raise ValueError("a real cluster has no gates: --replay does not apply with --kubeconfig")
+    return Settings(
+        exhaustive=True if args.exhaustive else False if args.schedules is not None else None,
+        schedules=args.schedules if args.schedules is not None else 200,
+        seed=args.seed,
+        replay=args.replay,
+        reduction=args.reduction,
+        shard=_shard(args.shard),
+        keep_going=args.keep_going,
+        shrink=not args.no_shrink,
+        max_runs=args.max_runs,
+        replay_hint=_replay_hint(args),
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    from scenarios._progress import ProgressDisplay
+
+    try:
+        scenario = _scenario(args)
+        settings = _settings(args)
+    except (LookupError, ValueError, ScheduleError) as error:
+        print(f"python -m scenarios run: error: {error}", file=sys.stderr)
+        return 2
+    display = ProgressDisplay(enabled=not (args.quiet or args.no_progress) and sys.stderr.isatty())
+    with display:
+        if args.kubeconfig is not None:
+            from scenarios._live import explore_live
+
+            exploration = asyncio.run(explore_live(scenario, args.kubeconfig, settings, progress=display.update))
+            return _finish(args, exploration, exploration.report(), display)
+        if args.hostile:
+            from scenarios._probing import probe_async
+
+            hostile = asyncio.run(probe_async(scenario, settings, progress=display.note))
+            text = hostile.report()
+            print(text, end="")
+            if args.report is not None:
+                args.report.write_text(text, encoding="utf-8")
+            return 1 if hostile.fragile or not hostile.baseline.holds else 0
+        mutation = args.mutate or ("plain" if args.plain else None)
+        try:
+            exploration = asyncio.run(explore_async(scenario, settings, progress=display.update))
+        except (ScheduleError, EngineStuck, NondeterminismError) as error:
+            print(f"python -m scenarios run: error: {error}", file=sys.stderr)
+            return 2
+        exploration.mutation = mutation
+    return _finish(args, exploration, exploration.report(), display)
+
+
+def _finish(args: argparse.Namespace, exploration: Exploration, text: str, display: Any) -> int:
+    if args.quiet:
+        print(text.splitlines()[0])
+    else:
+        print(text, end="" if text.endswith("\n") else "\n")
+    if args.report is not None:
+        args.report.write_text(exploration.run_report() if not exploration.holds else text, encoding="utf-8")
+    total = exploration.runs + exploration.pruned + exploration.shrink_replays
+    rate = total / exploration.elapsed if exploration.elapsed else 0.0
+    print(
+        f"{exploration.runs} schedule{'' if exploration.runs == 1 else 's'} judged, {exploration.pruned} cut short, {exploration.shrink_replays} shrink "
+        f"replays in {exploration.elapsed:.1f} s ({rate:.0f} runs/s)",
+        file=sys.stderr,
+    )
+    return 0 if exploration.holds else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "list":
+        return _list()
+    return _run(args)

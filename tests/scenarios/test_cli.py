@@ -1,0 +1,148 @@
+"""The command line as a user sees it: verdicts and exit codes of the built-in suite, bad usage,
+help, and replays that print the same report bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.scenarios.conftest import cli
+
+VERDICTS = [
+    ("completion-claim", "whole-annotations", 1, "LIVENESS"),
+    ("completion-claim", "resource-version", 0, "HOLDS"),
+    ("completion-claim", "unconditional", 1, "SAFETY"),
+    ("startup-failure-claim", "whole-spec-and-annotations", 1, "LIVENESS"),
+    ("startup-failure-claim", "resource-version-and-startup-issue", 1, "LIVENESS"),
+    ("startup-failure-claim", "resource-version", 0, "HOLDS"),
+    ("non-ascii", "spec-string", 1, "LIVENESS"),
+    ("non-ascii", "resource-version", 0, "HOLDS"),
+    ("lost-response", "reread-claimer", 0, "HOLDS"),
+    ("lost-response", "trust-response", 1, "LIVENESS"),
+    ("kopf-finalizer", "resource-version", 0, "HOLDS"),
+    ("kopf-finalizer", "no-precondition", 1, "SAFETY"),
+]
+
+
+@pytest.mark.parametrize(("name", "variant", "code", "verdict"), VERDICTS, ids=[f"{n}:{v}" for n, v, _, _ in VERDICTS])
+def test_builtin_verdicts(name: str, variant: str, code: int, verdict: str) -> None:
+    result = cli("run", name, "--variant", variant, "--exhaustive", "--no-progress")
+    assert result.code == code, result.out + result.err
+    if verdict == "HOLDS":
+        assert "HOLDS in every one of" in result.out and "exhaustively" in result.out
+    else:
+        assert f"{verdict} VIOLATION in schedule s" in result.out or f"{verdict}," in result.out.upper()
+        assert f"python -m scenarios run {name} --variant {variant} --replay s" in result.out
+
+
+def test_the_pre_fix_claim_fails_in_every_schedule() -> None:
+    result = cli("run", "completion-claim", "--variant", "whole-annotations", "--exhaustive", "--keep-going")
+    assert result.code == 1
+    line = next(line for line in result.out.splitlines() if "schedules violate it" in line)
+    violating, _, total = line.split(" schedules")[0].partition(" of ")
+    assert violating == total and int(total) > 1
+
+
+def test_list_names_every_scenario_and_variant() -> None:
+    result = cli("list")
+    assert result.code == 0
+    for name, variant, _, _ in VERDICTS:
+        assert name in result.out and f"--variant {variant} " in result.out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "no-such-scenario", "--variant", "x"],
+        ["run", "completion-claim"],
+        ["run", "completion-claim", "--variant", "no-such-variant"],
+        ["run", "completion-claim", "--variant", "unconditional", "--replay", "not-an-id"],
+        ["run", "completion-claim", "--variant", "unconditional", "--replay", "s9"],
+        ["run", "completion-claim", "--variant", "unconditional", "--faults", "gremlins"],
+        ["run", "completion-claim", "--variant", "unconditional", "--exhaustive", "--schedules", "3"],
+        ["run", "completion-claim", "--variant", "unconditional", "--shard", "3/2"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_usage_exits_2(args: list[str]) -> None:
+    assert cli(*args).code == 2
+
+
+def test_help_documents_every_flag() -> None:
+    result = cli("run", "--help")
+    assert result.code == 0
+    for flag in (
+        "--variant", "--exhaustive", "--schedules", "--seed", "--replay", "--report", "--reduction", "--max-runs",
+        "--keep-going", "--no-shrink", "--faults", "--max-faults", "--shard", "--hostile", "--mutate", "--plain",
+        "--kubeconfig", "--quiet", "--no-progress",
+    ):  # fmt: skip
+        assert flag in result.out
+    assert "exit status" in result.out
+
+
+@pytest.mark.parametrize(
+    ("name", "variant"), [("completion-claim", "unconditional"), ("lost-response", "trust-response")]
+)
+def test_a_replayed_schedule_prints_the_same_report(tmp_path: Path, name: str, variant: str) -> None:
+    found = cli("run", name, "--variant", variant, "--schedules", "30", "--seed", "3", "--report", tmp_path / "a.md")
+    assert found.code == 1
+    schedule = found.out.split("--replay ")[-1].split()[0]
+    replayed = cli("run", name, "--variant", variant, "--replay", schedule, "--report", tmp_path / "b.md")
+    assert replayed.code == 1
+    assert (tmp_path / "a.md").read_bytes() == (tmp_path / "b.md").read_bytes()
+    assert (tmp_path / "a.md").read_text().startswith(f"# {name} / {variant}: ")
+
+
+def test_random_exploration_is_reproducible_from_its_seed(tmp_path: Path) -> None:
+    first = cli(
+        "run", "completion-claim", "--variant", "unconditional", "--schedules", "20", "--seed", "11", "--no-shrink"
+    )
+    second = cli(
+        "run", "completion-claim", "--variant", "unconditional", "--schedules", "20", "--seed", "11", "--no-shrink"
+    )
+    assert first.code == second.code == 1
+    assert first.out == second.out
+
+
+def test_hostile_values_name_the_field_and_value_that_break_the_claim() -> None:
+    result = cli("run", "completion-claim", "--variant", "whole-annotations", "--hostile", "--schedules", "2")
+    assert result.code == 1
+    assert "baseline (user strings and numbers spelled plainly): holds" in result.out
+    assert "job-1/spec/command = 'echo hi > /tmp/x' (gt): violated: liveness" in result.out
+    assert "--mutate job-1/spec/command=gt --replay s" in result.out
+
+
+def test_hostile_values_leave_the_fixed_claim_alone() -> None:
+    result = cli("run", "startup-failure-claim", "--variant", "resource-version", "--hostile", "--schedules", "1")
+    assert result.code == 0, result.out
+    assert "No mutation changed the verdict." in result.out
+
+
+def test_the_post_fix_claim_breaks_on_the_startup_message() -> None:
+    result = cli(
+        "run",
+        "startup-failure-claim",
+        "--variant",
+        "resource-version-and-startup-issue",
+        "--hostile",
+        "--schedules",
+        "1",
+    )
+    assert result.code == 1
+    assert "job-2/status/startupIssue/message = 'scope=pull&service=registry' (amp)" in result.out
+    assert "job-2/spec/command" in result.out.split("## Robust fields")[1]
+
+
+def test_sharded_runs_cover_the_unsharded_exploration() -> None:
+    whole = cli("run", "non-ascii", "--variant", "resource-version", "--exhaustive", "-q")
+    halves = [
+        cli("run", "non-ascii", "--variant", "resource-version", "--exhaustive", "-q", "--shard", f"{k}/2")
+        for k in (1, 2)
+    ]
+
+    def count(out: str) -> int:
+        return int(out.split("HOLDS in every one of ")[1].split()[0])
+
+    assert whole.code == 0 and all(half.code == 0 for half in halves)
+    assert count(halves[0].out) + count(halves[1].out) == count(whole.out)
