@@ -10,6 +10,8 @@ request journal and the gate hook are what the scenarios engine builds on.
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -24,8 +26,9 @@ from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig,
 from fakeapi._patching.godecode import normalize
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import Journal, JournalEntry
-from fakeapi._state.resources import ResourceType
-from fakeapi._state.store import StoreSnapshot, metadata_of
+from fakeapi._state.objects import metadata_of
+from fakeapi._state.resources import NAMESPACE_TYPE, ResourceType
+from fakeapi._state.store import StoreSnapshot
 from fakeapi.errors import APIError
 
 __all__ = ["FakeAPIServer", "GateDecision", "GateRequest", "JournalEntry", "StoreSnapshot"]
@@ -35,12 +38,15 @@ T = TypeVar("T")
 
 
 def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[dict[str, Any]]:
-    """Objects from a dict, a list of dicts, a YAML/JSON file or a folder of them (multi-document)."""
+    """Objects from a dict, a list of dicts, a YAML/JSON file or a folder of them (multi-document).
+
+    Each comes out as a copy ready to store: the caller's dicts are never kept nor changed.
+    """
     if isinstance(source, dict):
         if source.get("kind", "").endswith("List") and isinstance(source.get("items"), list):
-            yield from (item for item in source["items"] if isinstance(item, dict))
+            yield from (normalize(copy.deepcopy(item)) for item in source["items"] if isinstance(item, dict))
         else:
-            yield source
+            yield normalize(copy.deepcopy(source))
         return
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -48,7 +54,10 @@ def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[
             sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml", ".json")) if path.is_dir() else [path]
         )
         for file in files:
-            for document in yaml.safe_load_all(file.read_text(encoding="utf-8")):
+            text = file.read_text(encoding="utf-8")
+            # A JSON file is read as JSON: YAML refuses the tabs that JSON allows as indentation.
+            loaded = [json.loads(text)] if file.suffix == ".json" else yaml.safe_load_all(text)
+            for document in loaded:
                 if isinstance(document, dict):
                     yield from _documents(document)
         return
@@ -83,7 +92,11 @@ class FakeAPIServer:
     async def start(self) -> FakeAPIServer:
         """Serve in the running event loop."""
         self._loop = asyncio.get_running_loop()
-        self._runner = web.AppRunner(build_app(self.state), access_log=None, shutdown_timeout=0.5)
+        # Cancelled handlers when a client goes away, as Go's request contexts are: a held or
+        # streaming request must not outlive its connection.
+        self._runner = web.AppRunner(
+            build_app(self.state), access_log=None, shutdown_timeout=0.5, handler_cancellation=True
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
         await site.start()
@@ -208,13 +221,7 @@ class FakeAPIServer:
         """Back to an empty cluster: no CRDs, no objects, an empty journal, the initial namespaces."""
 
         def reset_now() -> None:
-            store = self.state.store
-            store.hub.close_all()
-            store.objects.clear()
-            store.versions.clear()
-            store.registry.reset()
-            store.hub.history.clear()
-            store.hub.compacted_through = store.revision
+            self.state.store.clear()
             self.state.journal.clear()
             self.state.errors.clear()
             self.state.gate = None
@@ -223,10 +230,12 @@ class FakeAPIServer:
         self._call(reset_now)
 
     def _create_initial_namespaces(self) -> None:
-        namespaces = self.state.store.namespace_type()
         for name in INITIAL_NAMESPACES:
             self.state.store.create(
-                namespaces, "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, manager="fakeapi"
+                NAMESPACE_TYPE,
+                "",
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                manager="fakeapi",
             )
 
     def resource_type(self, api_version: str, kind: str) -> ResourceType:
@@ -240,7 +249,7 @@ class FakeAPIServer:
         self, *sources: str | Path | dict[str, Any] | Iterable[Any], manager: str = "fakeapi"
     ) -> list[dict[str, Any]]:
         """Create objects (CRDs first), from dicts or YAML/JSON files and folders; returns them as stored."""
-        documents = [normalize(document) for source in sources for document in _documents(source)]
+        documents = [document for source in sources for document in _documents(source)]
         documents.sort(key=lambda document: document.get("kind") != "CustomResourceDefinition")
 
         def load_now() -> list[dict[str, Any]]:
@@ -257,7 +266,7 @@ class FakeAPIServer:
 
     def apply(self, *sources: str | Path | dict[str, Any] | Iterable[Any]) -> list[dict[str, Any]]:
         """Like :meth:`load`, but an object that exists already is replaced."""
-        documents = [normalize(document) for source in sources for document in _documents(source)]
+        documents = [document for source in sources for document in _documents(source)]
         documents.sort(key=lambda document: document.get("kind") != "CustomResourceDefinition")
 
         def apply_now() -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from aiohttp import web
 from fakeapi._http import discovery
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
-from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION
+from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION, STREAM
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
@@ -247,6 +247,13 @@ async def journaling(
     except ApiserverPanic:
         response = web.Response(status=500, text=PANIC_MESSAGE + "\n", content_type="text/plain")
     except asyncio.CancelledError:
+        # The client went away (aiohttp cancels its handler); a stream it had begun to read is
+        # journaled with the status it was sent, a request it gave up on before any answer with none.
+        stream = request.get(STREAM)
+        if stream is not None:
+            _finish(entry, stream, state)
+        entry.revision_after = state.store.revision
+        entry.write_revisions = list(writes)
         raise
     except Exception as error:
         state.errors.append(f"{request.method} {request.path_qs}: {traceback.format_exc()}")
@@ -257,8 +264,8 @@ async def journaling(
     entry.revision_after = state.store.revision
     entry.write_revisions = list(writes)
     if drop_response:
+        _finish(entry, response, state)
         entry.fault = "response lost after commit"
-        entry.status = response.status
         _cut(request)
         raise ConnectionResetError("response dropped by the gate")
     response = _finish(entry, response, state)

@@ -8,9 +8,11 @@ from fakeapi._http.patching import PatchContext
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state.journal import JournalEntry
 
-__all__ = ["ENTRY", "INFO", "PATCH_CONTEXT", "STALE_REVISION"]
+__all__ = ["ENTRY", "INFO", "PATCH_CONTEXT", "STALE_REVISION", "STREAM"]
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("fakeapi_info", RequestInfo)
 ENTRY: web.RequestKey[JournalEntry] = web.RequestKey("fakeapi_entry", JournalEntry)
 PATCH_CONTEXT: web.RequestKey[PatchContext] = web.RequestKey("fakeapi_patch_context", PatchContext)
 STALE_REVISION: web.RequestKey[int] = web.RequestKey("fakeapi_stale_revision", int)
+# A streamed answer whose headers went out: what the journal records if the client leaves mid-stream.
+STREAM: web.RequestKey[web.StreamResponse] = web.RequestKey("fakeapi_stream", web.StreamResponse)

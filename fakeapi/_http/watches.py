@@ -19,6 +19,7 @@ from aiohttp import web
 
 from fakeapi._http.answers import served
 from fakeapi._http.context import ServerState
+from fakeapi._http.keys import STREAM
 from fakeapi._http.negotiation import negotiate_answer
 from fakeapi._http.options import parse_list_options, parse_resource_version
 from fakeapi._http.reads import selector_filter
@@ -115,6 +116,7 @@ async def handle_watch(
     response.content_type = "application/json"
     response.enable_chunked_encoding()
     await response.prepare(request)
+    request[STREAM] = response
     if expired is not None:
         await response.write(_event_line("ERROR", encode_in_order(expired.status())))
         await response.write_eof()

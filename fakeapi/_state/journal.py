@@ -70,7 +70,9 @@ class Journal:
         return entry
 
     def clear(self) -> None:
+        """Forget every entry; the next request is number 1 again, so a replayed run numbers alike."""
         self.entries.clear()
+        self._sequence = itertools.count(1)
 
     def __iter__(self) -> Iterator[JournalEntry]:
         return iter(list(self.entries))

@@ -33,12 +33,12 @@ from fakeapi._state import controllers
 from fakeapi._state.clock import Clock
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
-from fakeapi._state.resources import NAMESPACE_TYPE, ResourceType
+from fakeapi._state.resources import ResourceType
 from fakeapi._state.strategy import Strategy, strategy_for
 from fakeapi._state.watching import ADDED, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
-__all__ = ["Committed", "Store", "StoreSnapshot", "metadata_of", "track_writes"]
+__all__ = ["Committed", "Store", "StoreSnapshot", "track_writes"]
 
 GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATE_NAME_ATTEMPTS = 8
@@ -367,9 +367,6 @@ class Store:
         if namespace and rtype.namespaced:
             controllers.finalize_namespace(self, namespace)
         return deleted
-
-    def namespace_type(self) -> ResourceType:
-        return NAMESPACE_TYPE
 
     def clear(self) -> None:
         """No objects, no CRDs, no history; the revision counter keeps counting."""

@@ -58,9 +58,7 @@ async def _watch(session: aiohttp.ClientSession, url: str, resource_version: str
     return events
 
 
-@pytest.mark.parametrize(
-    ("use_put", "increments"), [(False, INCREMENTS), (True, 10)], ids=["json-patch-test", "put"]
-)
+@pytest.mark.parametrize(("use_put", "increments"), [(False, INCREMENTS), (True, 10)], ids=["json-patch-test", "put"])
 async def test_guarded_increments_from_32_clients_lose_nothing(
     server: FakeAPIServer, client: RawClient, use_put: bool, increments: int
 ) -> None:

@@ -1,0 +1,93 @@
+"""FakeAPIServer's Python surface: loading manifests, reset, restore, and clients that leave mid-request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from fakeapi import FakeAPIServer, GateRequest
+
+
+@pytest.fixture
+def server() -> Iterator[FakeAPIServer]:
+    with FakeAPIServer() as running:
+        yield running
+
+
+def config_map(name: str, **data: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": dict(data)}
+
+
+def test_loading_a_dict_neither_keeps_nor_changes_it(server: FakeAPIServer) -> None:
+    manifest = config_map("settings", mode="fast")
+    server.load(manifest)
+    manifest["data"]["mode"] = "changed after loading"  # type: ignore[index]
+    assert manifest == config_map("settings", mode="changed after loading")
+    assert server.get("v1", "ConfigMap", "settings")["data"] == {"mode": "fast"}
+
+
+def test_a_json_manifest_indented_with_tabs_loads(server: FakeAPIServer, tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(config_map("settings", mode="fast"), indent="\t"), encoding="utf-8")
+    (created,) = server.load(path)
+    assert created["metadata"]["namespace"] == "default"
+    assert server.get("v1", "ConfigMap", "settings")["data"] == {"mode": "fast"}
+
+
+def test_reset_forgets_objects_but_keeps_counting_resource_versions(server: FakeAPIServer) -> None:
+    (before,) = server.load(config_map("settings"))
+    server.reset()
+    assert server.find("v1", "ConfigMap", "settings") is None
+    (after,) = server.load(config_map("settings"))
+    assert int(after["metadata"]["resourceVersion"]) > int(before["metadata"]["resourceVersion"])
+
+
+@pytest.mark.asyncio
+async def test_a_restored_server_numbers_its_requests_from_one_again() -> None:
+    async with FakeAPIServer() as server, aiohttp.ClientSession(server.url) as session:
+        snapshot = server.snapshot()
+        for _ in range(2):
+            async with session.get("/api/v1/namespaces/default") as response:
+                assert response.status == 200
+            assert [entry.sequence for entry in server.journal] == [1]
+            server.restore(snapshot)
+
+
+@pytest.mark.asyncio
+async def test_a_request_whose_client_left_while_it_was_held_never_runs() -> None:
+    async with FakeAPIServer() as server:
+        held = asyncio.Event()
+        abandoned = asyncio.Event()
+
+        async def gate(request: GateRequest) -> None:
+            held.set()
+            try:
+                await asyncio.Event().wait()  # held until the client goes away
+            except asyncio.CancelledError:
+                abandoned.set()
+                raise
+
+        server.set_gate(gate)
+        revision = server.revision
+        async with aiohttp.ClientSession(server.url) as session:
+            body = config_map("late")
+            create = asyncio.ensure_future(session.post("/api/v1/namespaces/default/configmaps", json=body))
+            await held.wait()
+            create.cancel()  # the client gives up and closes its connection
+            with pytest.raises(asyncio.CancelledError):
+                await create
+        await asyncio.wait_for(abandoned.wait(), timeout=10)  # a deadline, not an ordering
+        server.set_gate(None)
+        async with (
+            aiohttp.ClientSession(server.url) as session,
+            session.get("/api/v1/namespaces/default/configmaps/late") as response,
+        ):
+            assert response.status == 404
+        assert server.revision == revision
+        (entry, _) = server.journal
+        assert (entry.method, entry.status, entry.committed) == ("POST", 0, False)
