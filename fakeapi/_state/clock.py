@@ -13,8 +13,19 @@ from datetime import UTC, datetime
 __all__ = ["Clock", "format_timestamp", "parse_timestamp"]
 
 
+_last_formatted: tuple[int, str] = (-1, "")
+
+
 def format_timestamp(seconds: float) -> str:
-    return datetime.fromtimestamp(int(seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    global _last_formatted
+    whole = int(seconds)
+    # Every write in the same second stamps the same text: format it once (a tuple, swapped whole).
+    last = _last_formatted
+    if last[0] == whole:
+        return last[1]
+    text = datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _last_formatted = (whole, text)
+    return text
 
 
 def parse_timestamp(text: str) -> float | None:

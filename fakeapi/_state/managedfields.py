@@ -200,20 +200,20 @@ def track(
     kept: list[dict[str, Any]] = []
     mine: set[Path] = set()
     my_fields: Any = None
-    touched = changed | removed
+    touched = _Touched(changed | removed)
     for entry in entries:
         fields = _decode_cached(entry.get("fieldsV1"))
         if _identity(entry) == identity:
             mine = set(fields)
             my_fields = entry.get("fieldsV1")
             continue
-        remaining = {path for path in fields if not _overlaps(path, touched)}
+        remaining = {path for path in fields if not touched.overlaps(path)}
         if len(remaining) == len(fields):
             kept.append(entry)  # untouched by this write: the stored entry stays as it is
         elif remaining:
             kept.append({**entry, "fieldsV1": _encode_set(remaining)})
     previous_mine = mine
-    mine = {path for path in mine if not _overlaps(path, touched)} | changed
+    mine = {path for path in mine if not touched.overlaps(path)} | changed
     if mine:
         entry = {
             "apiVersion": api_version,
@@ -243,8 +243,20 @@ def _identity(entry: dict[str, Any]) -> tuple[str, str, str, str]:
     )
 
 
-def _overlaps(path: Path, others: set[Path]) -> bool:
-    return any(path[: len(other)] == other or other[: len(path)] == path for other in others)
+class _Touched:
+    """The paths a write changed or removed; a field overlaps them when one is a prefix of the other."""
+
+    __slots__ = ("paths", "prefixes")
+
+    def __init__(self, paths: set[Path]) -> None:
+        self.paths = paths
+        self.prefixes = {path[:length] for path in paths for length in range(1, len(path) + 1)}
+
+    def overlaps(self, path: Path) -> bool:
+        if path in self.prefixes:
+            return True
+        paths = self.paths
+        return any(path[:length] in paths for length in range(1, len(path)))
 
 
 def _with_entries(obj: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
