@@ -95,9 +95,22 @@ def _fixed_notation(shortest: str) -> str:
     return ("-" + out) if negative else out
 
 
+# Go's spelling of the floats seen lately: a stored object is encoded on every write and read.
+# Zero is never kept (0.0 and -0.0 are equal keys with different spellings), nor NaN (never equal).
+_fragments: dict[float, orjson.Fragment] = {}
+_FRAGMENTS_KEPT = 4096
+
+
 def _default(value: Any) -> Any:
     if isinstance(value, float):
-        return orjson.Fragment(format_float(value))
+        fragment = _fragments.get(value)
+        if fragment is None:
+            fragment = orjson.Fragment(format_float(value))
+            if value != 0:
+                if len(_fragments) >= _FRAGMENTS_KEPT:
+                    _fragments.clear()
+                _fragments[value] = fragment
+        return fragment
     raise TypeError(f"json: unsupported type: {type(value).__name__}")
 
 
