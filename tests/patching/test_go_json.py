@@ -138,3 +138,10 @@ def test_ten_thousand_levels_are_allowed() -> None:
 def test_format_float_rejects_nan() -> None:
     with pytest.raises(ValueError, match="unsupported value: NaN"):
         format_float(float("nan"))
+
+
+def test_equal_floats_with_different_spellings_stay_apart() -> None:
+    # 0.0 and -0.0 are equal (and hash alike) but Go spells them differently, whatever came first.
+    assert encode([GoFloat(0.0), GoFloat(-0.0), GoFloat(-0.0), GoFloat(0.0)]) == b"[0,-0,-0,0]"
+    assert encode([GoFloat(-0.0), GoFloat(0.0)]) == b"[-0,0]"
+    assert encode({"a": GoFloat(2.5), "b": GoFloat(2.5), "c": 2}) == b'{"a":2.5,"b":2.5,"c":2}'
