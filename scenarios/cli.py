@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -225,6 +226,12 @@ def _finish(args: argparse.Namespace, exploration: Exploration, text: str, displ
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "list":
-        return _list()
-    return _run(args)
+    try:
+        if args.command == "list":
+            return _list()
+        return _run(args)
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as command-line tools do, and keep the
+        # interpreter's final flush of stdout from raising again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -3,11 +3,14 @@ help, and replays that print the same report bytes."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.scenarios.conftest import cli
+from tests.scenarios.conftest import REPO, cli
 
 VERDICTS = [
     ("completion-claim", "whole-annotations", 1, "LIVENESS"),
@@ -49,6 +52,26 @@ def test_list_names_every_scenario_and_variant() -> None:
     assert result.code == 0
     for name, variant, _, _ in VERDICTS:
         assert name in result.out and f"--variant {variant} " in result.out
+
+
+def test_a_reader_that_goes_away_ends_the_listing_quietly() -> None:
+    """``python -m scenarios list | head -3``: the pipe closes early, and that is not a crash."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "scenarios", "list"],
+            cwd=REPO,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1
+    assert done.stderr == ""
 
 
 @pytest.mark.parametrize(
