@@ -18,7 +18,6 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from aiohttp import web
 
 from fakeapi._http.app import build_app
@@ -53,6 +52,8 @@ def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[
         files = (
             sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml", ".json")) if path.is_dir() else [path]
         )
+        import yaml  # loaded when manifests are, not with the server
+
         for file in files:
             text = file.read_text(encoding="utf-8")
             # A JSON file is read as JSON: YAML refuses the tabs that JSON allows as indentation.
@@ -63,6 +64,15 @@ def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[
         return
     for item in source:
         yield from _documents(item)
+
+
+def _new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop where it is installed (its sockets cost a request less), else asyncio's own loop."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
 
 
 class FakeAPIServer:
@@ -124,7 +134,7 @@ class FakeAPIServer:
         ready: Future[None] = Future()
 
         def run() -> None:
-            loop = asyncio.new_event_loop()
+            loop = _new_event_loop()
             asyncio.set_event_loop(loop)
             try:
                 loop.run_until_complete(self.start())
@@ -312,6 +322,8 @@ class FakeAPIServer:
             "current-context": context,
             "preferences": {},
         }
+        import yaml
+
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")

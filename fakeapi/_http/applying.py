@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import yaml
-
 from fakeapi._patching.godecode import normalize
 from fakeapi._state.managedfields import Path, decode_fields, encode_fields, leaf_paths
 from fakeapi._state.resources import ResourceType
@@ -27,6 +25,8 @@ __all__ = ["decode_apply_body", "merge_applied"]
 
 
 def decode_apply_body(body: bytes) -> dict[str, Any]:
+    import yaml  # only server-side apply pays for loading it
+
     try:
         value = yaml.safe_load(body) if body.strip() else None
     except yaml.YAMLError as error:

@@ -16,9 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-from fakeapi._http.protobuf import ProtobufError, decode_protobuf
 from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
 from fakeapi._patching.goscanner import GoSyntaxError
 from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
@@ -74,6 +71,8 @@ def _cannot_handle(rtype: ResourceType, kind: str, version: str, problem: str) -
 
 
 def _yaml_to_json(body: bytes) -> bytes:
+    import yaml  # only YAML bodies pay for loading it
+
     from fakeapi._patching.goencode import encode
 
     try:
@@ -104,6 +103,9 @@ def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_
 
 def _decode_protobuf(rtype: ResourceType, body: bytes) -> dict[str, Any]:
     """A Kubernetes protobuf body (what kubectl's typed generators send) as its JSON form."""
+    # Imported on the first protobuf body: building its message tables is most of the import.
+    from fakeapi._http.protobuf import ProtobufError, decode_protobuf
+
     try:
         return decode_protobuf(body, api_version=rtype.api_version, kind=rtype.kind)
     except ProtobufError as error:

@@ -32,8 +32,6 @@ from fakeapi._patching import (
     predecode_json_patch,
     predecode_merge_patch,
 )
-from fakeapi._patching.patchmeta import PLAIN, patch_meta_for
-from fakeapi._patching.smp import StrategicMergeError, StrategicMergePanic, strategic_merge_patch
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.validation import go_value
 from fakeapi.errors import GENERIC_INVALID_MESSAGE, APIError, Cause, GroupResource
@@ -208,6 +206,10 @@ def _merge_patch(
 def _strategic_merge_patch(
     rtype: ResourceType, body: bytes, options: WriteOptions, context: PatchContext
 ) -> Callable[[dict[str, Any]], Any]:
+    # Loaded with the first strategic merge patch (kubectl's): most sessions never send one.
+    from fakeapi._patching.patchmeta import PLAIN, patch_meta_for
+    from fakeapi._patching.smp import StrategicMergeError, StrategicMergePanic, strategic_merge_patch
+
     try:
         meta = patch_meta_for(rtype.group, rtype.version, rtype.kind)
     except KeyError:

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
-import yaml
 from aiohttp import web
 
 from fakeapi._patching.goencode import encode, encode_in_order, format_float
@@ -45,6 +44,8 @@ def _pretty_default(value: Any) -> Any:
 def encode_body(value: Any, *, media_type: str = JSON, pretty: bool = False, ordered: bool = False) -> bytes:
     """One answer body: compact Go JSON + newline, indented JSON, or YAML."""
     if media_type == "application/yaml":
+        import yaml  # only YAML answers pay for loading it
+
         return yaml.safe_dump(
             _plain(value), sort_keys=not ordered, default_flow_style=False, allow_unicode=True
         ).encode()
