@@ -278,8 +278,9 @@ def check_object_meta(value: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
     for key, item in metadata.items():
         if key not in _KNOWN_META or item is None:
             continue
-        if key in _MAP_FIELDS:
-            # A null map value decodes into Go's zero string.
+        if key in _MAP_FIELDS and None in item.values():
+            # A null map value decodes into Go's zero string. A map without one stays the very same
+            # object, so that update validation can tell it was validated when it was stored.
             item = {k: ("" if v is None else v) for k, v in item.items()}
         if item in ("", [], {}) or (key in _INT_FIELDS and item == 0):
             continue  # every ObjectMeta field is omitempty

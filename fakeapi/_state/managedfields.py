@@ -67,7 +67,7 @@ def leaf_paths(obj: dict[str, Any]) -> set[Path]:
 
 def decode_fields(fields: Any) -> frozenset[Path]:
     """A ``fieldsV1`` tree as a set of leaf paths."""
-    return _decode_cached(fields)
+    return _owned(fields).paths
 
 
 def encode_fields(paths: set[Path]) -> dict[str, Any]:
@@ -118,20 +118,47 @@ def _collect(value: Any, prefix: Path, out: set[Path]) -> None:
     out.update(leaves)
 
 
-_decoded: dict[int, tuple[Any, frozenset[Path]]] = {}
+class _Owned:
+    """One stored entry's leaf paths, and (built on first need) every prefix mapped to the paths under it."""
+
+    __slots__ = ("_under", "paths")
+
+    def __init__(self, paths: frozenset[Path]) -> None:
+        self.paths = paths
+        self._under: dict[Path, list[Path]] | None = None
+
+    def overlapping(self, touched: set[Path]) -> set[Path]:
+        """The paths a write's ``touched`` paths overlap: one is a prefix of the other.
+
+        Looked up from the touched side, so a write costs what it touched, not what the entry owns.
+        """
+        under = self._under
+        if under is None:
+            under = self._under = {}
+            for path in self.paths:
+                for length in range(1, len(path) + 1):
+                    under.setdefault(path[:length], []).append(path)
+        found: set[Path] = set()
+        for path in touched:
+            found.update(under.get(path, ()))
+            found.update(path[:length] for length in range(1, len(path)) if path[:length] in self.paths)
+        return found
+
+
+_decoded: dict[int, tuple[Any, _Owned]] = {}
 _DECODED_LIMIT = 4096
 
 
-def _decode_cached(fields: Any) -> frozenset[Path]:
+def _owned(fields: Any) -> _Owned:
     """Stored entries never change, so their decoded sets are kept by identity."""
     cached = _decoded.get(id(fields))
     if cached is not None and cached[0] is fields:
         return cached[1]
-    decoded = frozenset(_decode_set(fields))
+    owned = _Owned(frozenset(_decode_set(fields)))
     if len(_decoded) >= _DECODED_LIMIT:
         _decoded.clear()
-    _decoded[id(fields)] = (fields, decoded)
-    return decoded
+    _decoded[id(fields)] = (fields, owned)
+    return owned
 
 
 def _decode_set(fields: Any, prefix: Path = ()) -> set[Path]:
@@ -200,18 +227,19 @@ def track(
     kept: list[dict[str, Any]] = []
     mine: set[Path] = set()
     my_fields: Any = None
-    touched = _Touched(changed | removed)
+    touched_paths = changed | removed
+    touched = _Touched(touched_paths)
     for entry in entries:
-        fields = _decode_cached(entry.get("fieldsV1"))
+        owned = _owned(entry.get("fieldsV1"))
         if _identity(entry) == identity:
-            mine = set(fields)
+            mine = set(owned.paths)
             my_fields = entry.get("fieldsV1")
             continue
-        remaining = {path for path in fields if not touched.overlaps(path)}
-        if len(remaining) == len(fields):
+        overlapping = owned.overlapping(touched_paths)
+        if not overlapping:
             kept.append(entry)  # untouched by this write: the stored entry stays as it is
-        elif remaining:
-            kept.append({**entry, "fieldsV1": _encode_set(remaining)})
+        elif remaining := owned.paths - overlapping:
+            kept.append({**entry, "fieldsV1": _encode_set(set(remaining))})
     previous_mine = mine
     mine = {path for path in mine if not touched.overlaps(path)} | changed
     if mine:
