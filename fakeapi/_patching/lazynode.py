@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from fakeapi._patching.godecode import decode, normalize
@@ -48,27 +47,39 @@ _deep_recursion_users = 0
 _saved_recursion_limit = 0
 
 
-@contextmanager
-def deep_recursion() -> Iterator[None]:
+class _DeepRecursion:
     """Allow recursion as deep as a 10,000-level document needs, for the duration of one call.
 
     Go's decoder accepts 10,000 levels of nesting, and the engine walks documents recursively.
     Python 3.11 runs Python-to-Python calls without C stack, so a higher limit is safe for the
-    engine's own functions, which never recurse through C code.
+    engine's own functions, which never recurse through C code. A class, not a generator-based
+    context manager: every patch enters it several times.
     """
-    global _deep_recursion_users, _saved_recursion_limit
-    with _deep_recursion_lock:
-        if _deep_recursion_users == 0:
-            _saved_recursion_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_saved_recursion_limit, _DEEP_RECURSION_LIMIT))
-        _deep_recursion_users += 1
-    try:
-        yield
-    finally:
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        global _deep_recursion_users, _saved_recursion_limit
+        with _deep_recursion_lock:
+            if _deep_recursion_users == 0:
+                _saved_recursion_limit = sys.getrecursionlimit()
+                sys.setrecursionlimit(max(_saved_recursion_limit, _DEEP_RECURSION_LIMIT))
+            _deep_recursion_users += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        global _deep_recursion_users
         with _deep_recursion_lock:
             _deep_recursion_users -= 1
             if _deep_recursion_users == 0:
                 sys.setrecursionlimit(_saved_recursion_limit)
+
+
+_DEEP_RECURSION = _DeepRecursion()
+
+
+def deep_recursion() -> _DeepRecursion:
+    """The deep-recursion context (see :class:`_DeepRecursion`)."""
+    return _DEEP_RECURSION
 
 
 class GoPanic(Exception):
