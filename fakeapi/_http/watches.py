@@ -39,18 +39,23 @@ def _event_line(kind: str, body: bytes) -> bytes:
     return b'{"type":"' + kind.encode() + b'","object":' + body + b"}\n"
 
 
-_last_encoding: tuple[Any, str, bytes] = (None, "", b"")
+# Event lines of the objects lately sent, by identity (a kept object's id cannot be reused). Watchers
+# take their queued events in batches of different lengths, so one entry would not do.
+_lines: dict[tuple[int, str, str], tuple[dict[str, Any], bytes]] = {}
+_LINES_KEPT = 256
 
 
-def _encoded_once(obj: dict[str, Any], rtype: ResourceType) -> bytes:
+def _line_once(kind: str, obj: dict[str, Any], rtype: ResourceType, api_version: str) -> bytes:
     """The same change goes to every watcher: encode it once (objects are never mutated)."""
-    global _last_encoding
-    cached = _last_encoding
-    if cached[0] is obj and cached[1] == rtype.api_version:
-        return cached[2]
-    encoded = encode(served(rtype, obj))
-    _last_encoding = (obj, rtype.api_version, encoded)
-    return encoded
+    key = (id(obj), kind, api_version)
+    cached = _lines.get(key)
+    if cached is not None and cached[0] is obj:
+        return cached[1]
+    line = _event_line(kind, encode(served(rtype, obj)))
+    if len(_lines) >= _LINES_KEPT:
+        del _lines[next(iter(_lines))]
+    _lines[key] = (obj, line)
+    return line
 
 
 def _bookmark(rtype: ResourceType, revision: int, *, initial_end: bool = False) -> bytes:
@@ -78,6 +83,7 @@ async def handle_watch(
     watcher = Watcher(rtype.storage_key, namespace, matches)
     initial: list[bytes] = []
     table_headers = [True]
+    api_version = rtype.api_version
 
     def render(kind: str, obj: dict[str, Any]) -> bytes:
         if answer.transform == "Table":
@@ -93,7 +99,7 @@ async def handle_watch(
             )
             table_headers[0] = False
             return _event_line(kind, encode_in_order(table))
-        return _event_line(kind, _encoded_once(obj, rtype))
+        return _line_once(kind, obj, rtype, api_version)
 
     expired: APIError | None = None
     if start_revision is None or options.send_initial_events:
