@@ -16,6 +16,7 @@ import contextlib
 from typing import Any
 
 from aiohttp import web
+from aiohttp.abc import AbstractStreamWriter
 
 from fakeapi._http.answers import served
 from fakeapi._http.context import ServerState
@@ -75,12 +76,12 @@ async def handle_watch(
         if field_text and field_text != f"metadata.name={info.name}":
             raise APIError.bad_request("fieldSelector metadata.name doesn't match requested name")
         field_text = f"metadata.name={info.name}"
-    matches, _ = selector_filter(rtype, label_text, field_text)
+    matches, everything = selector_filter(rtype, label_text, field_text)
     namespace = info.namespace if rtype.namespaced and info.namespace else None
     store = state.store
     start = options.resource_version
     start_revision = parse_resource_version(start)
-    watcher = Watcher(rtype.storage_key, namespace, matches)
+    watcher = Watcher(rtype.storage_key, namespace, None if everything else matches)
     initial: list[bytes] = []
     table_headers = [True]
     api_version = rtype.api_version
@@ -121,7 +122,8 @@ async def handle_watch(
     response = web.StreamResponse(status=200)
     response.content_type = "application/json"
     response.enable_chunked_encoding()
-    await response.prepare(request)
+    writer = await response.prepare(request)
+    assert writer is not None
     request[STREAM] = response
     if expired is not None:
         await response.write(_event_line("ERROR", encode_in_order(expired.status())))
@@ -130,7 +132,9 @@ async def handle_watch(
     try:
         for line in initial:
             await response.write(line)
-        await _stream(response, watcher, state, rtype, options.timeout_seconds, options.allow_bookmarks, render)
+        await _stream(
+            request, response, writer, watcher, state, rtype, options.timeout_seconds, options.allow_bookmarks, render
+        )
     except ConnectionResetError:
         pass
     finally:
@@ -142,7 +146,9 @@ async def handle_watch(
 
 
 async def _stream(
+    request: web.Request,
     response: web.StreamResponse,
+    writer: AbstractStreamWriter,
     watcher: Watcher,
     state: ServerState,
     rtype: ResourceType,
@@ -158,7 +164,13 @@ async def _stream(
         waits = [t for t in (deadline, next_bookmark) if t is not None]
         wait = max(0.0, min(waits) - loop.time()) if waits else None
         try:
-            item = await asyncio.wait_for(watcher.queue.get(), wait) if wait is not None else await watcher.queue.get()
+            if wait is None:
+                await watcher.wait()
+            elif wait == 0:
+                raise TimeoutError  # a timer that is due comes before queued events
+            else:
+                async with asyncio.timeout(wait):
+                    await watcher.wait()
         except TimeoutError:
             now = loop.time()
             if deadline is not None and now >= deadline:
@@ -167,14 +179,24 @@ async def _stream(
                 await response.write(_bookmark(rtype, state.store.revision))
                 next_bookmark = now + interval
             continue
-        if item is None:
+        if request.protocol.writing_paused:
+            # The client reads slower than events come: they wait here as references to the
+            # stored objects, not as bytes in the write buffer, and go out together once it drains.
+            await writer.drain()
+        closed = watcher.closed
+        # Whatever is queued by now goes out in one write; the last batch before the end too.
+        events = watcher.take()
+        if events:
+            _send(request, writer, b"".join([render(*event) for event in events]))
+        if closed:
             return
-        lines = [render(*item)]
-        # Whatever else is queued already goes out in the same write.
-        while not watcher.queue.empty():
-            queued = watcher.queue.get_nowait()
-            if queued is None:
-                await response.write(b"".join(lines))
-                return
-            lines.append(render(*queued))
-        await response.write(b"".join(lines))
+
+
+def _send(request: web.Request, writer: AbstractStreamWriter, data: bytes) -> None:
+    """One chunk, framed as ``StreamResponse.write`` frames it, straight to the transport (no await)."""
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        raise ConnectionResetError("Cannot write to closing transport")
+    chunk = b"%x\r\n%b\r\n" % (len(data), data)
+    writer.output_size += len(chunk)
+    transport.write(chunk)

@@ -39,14 +39,18 @@ Filter = Callable[[dict[str, Any]], bool]
 
 
 class Watcher:
-    """One watch stream's queue of ``(type, object)`` pairs; None ends it."""
+    """One watch stream's pending ``(type, object)`` events, in commit order, until it is closed.
 
-    def __init__(self, storage_key: tuple[str, str], namespace: str | None, matches: Filter) -> None:
+    ``matches`` None is a watch without selectors: every object matches.
+    """
+
+    def __init__(self, storage_key: tuple[str, str], namespace: str | None, matches: Filter | None) -> None:
         self.storage_key = storage_key
         self.namespace = namespace
         self.matches = matches
-        self.queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+        self.events: list[tuple[str, dict[str, Any]]] = []
         self.closed = False
+        self._waiter: asyncio.Future[None] | None = None
 
     def offer(self, change: Change) -> None:
         """Queue what this watcher sees of ``change``, if anything."""
@@ -56,16 +60,45 @@ class Watcher:
             return
         event = translate(change, self.matches)
         if event is not None:
-            self.queue.put_nowait(event)
+            self.events.append(event)
+            self._wake()
 
     def close(self) -> None:
+        """End the stream once the events queued so far are taken."""
         if not self.closed:
             self.closed = True
-            self.queue.put_nowait(None)
+            self._wake()
+
+    def take(self) -> list[tuple[str, dict[str, Any]]]:
+        """All the events queued so far."""
+        events, self.events = self.events, []
+        return events
+
+    async def wait(self) -> None:
+        """Until an event is queued or the watcher is closed."""
+        if self.events or self.closed:
+            return
+        waiter = self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    def _wake(self) -> None:
+        # One wakeup for a run of events: the reader takes them all at once.
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
 
 
-def translate(change: Change, matches: Filter) -> tuple[str, dict[str, Any]] | None:
+def translate(change: Change, matches: Filter | None) -> tuple[str, dict[str, Any]] | None:
     """The event a watcher with this filter sees for a change (selector transitions included)."""
+    if matches is None:
+        if change.type == DELETED:
+            return DELETED, change.object
+        return (ADDED if change.previous is None else MODIFIED), change.object
     now_matches = change.type != DELETED and matches(change.object)
     before_matched = change.previous is not None and matches(change.previous)
     if change.type == DELETED:

@@ -136,3 +136,43 @@ async def test_deletion_event_carries_the_last_state_and_a_new_revision(
     events = await collect(server, f"resourceVersion={created['metadata']['resourceVersion']}", 1)
     assert events[0]["type"] == "DELETED"
     assert int(events[0]["object"]["metadata"]["resourceVersion"]) > int(created["metadata"]["resourceVersion"])
+
+
+async def _read_chunked_events(reader: asyncio.StreamReader, count: int) -> list[dict[str, Any]]:
+    """Events from a raw chunked watch body; every chunk holds whole lines."""
+    events: list[dict[str, Any]] = []
+    while len(events) < count:
+        size = int((await reader.readuntil(b"\r\n"))[:-2], 16)
+        chunk = await reader.readexactly(size + 2)
+        assert size > 0 and chunk.endswith(b"\n\r\n")
+        events.extend(json.loads(line) for line in chunk[:-2].splitlines())
+    return events
+
+
+async def test_a_watcher_that_stops_reading_holds_back_no_other(server: FakeAPIServer, client: RawClient) -> None:
+    await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd())
+    big = job("a")
+    big["spec"] = {"data": "x" * 50_000, "n": -1}
+    rv = (await client.post(JOBS, big)).json()["metadata"]["resourceVersion"]
+    host, port = server.url.removeprefix("http://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port), limit=2**16)
+    writer.write(f"GET {JOBS}?watch=true&resourceVersion={rv} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"Transfer-Encoding: chunked\r\n" in head
+    writes = 200  # 10 MB of events: more than the socket buffers hold while the slow watcher reads nothing
+    fast = asyncio.create_task(collect(server, f"resourceVersion={rv}", writes, timeout=60))
+    while len(server.state.store.hub.watchers) < 2:
+        await asyncio.sleep(0.001)
+    revisions = []
+    for index in range(writes):
+        reply = await client.patch(f"{JOBS}/a", [{"op": "replace", "path": "/spec/n", "value": index}])
+        revisions.append(reply.json()["metadata"]["resourceVersion"])
+    fast_events = await fast
+    assert [e["object"]["metadata"]["resourceVersion"] for e in fast_events] == revisions
+    async with asyncio.timeout(60):
+        slow_events = await _read_chunked_events(reader, writes)
+    writer.close()
+    assert [(e["type"], e["object"]["metadata"]["resourceVersion"]) for e in slow_events] == [
+        ("MODIFIED", revision) for revision in revisions
+    ]
+    assert [e["object"]["spec"]["n"] for e in slow_events] == list(range(writes))
