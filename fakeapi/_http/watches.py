@@ -34,6 +34,7 @@ from fakeapi.errors import APIError
 __all__ = ["handle_watch"]
 
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+WRITE_BUDGET = 2**16  # bytes of events in one write, aiohttp's write-buffer high-water mark
 
 
 def _event_line(kind: str, body: bytes) -> bytes:
@@ -181,14 +182,23 @@ async def _stream(
             continue
         if request.protocol.writing_paused:
             # The client reads slower than events come: they wait here as references to the
-            # stored objects, not as bytes in the write buffer, and go out together once it drains.
+            # stored objects, not as bytes in the write buffer.
             await writer.drain()
-        closed = watcher.closed
-        # Whatever is queued by now goes out in one write; the last batch before the end too.
+        # Whatever is queued by now goes out in one write, up to a budget: what a watcher that was
+        # slow has piled up goes out a part at a time, each when the transport takes more.
         events = watcher.take()
-        if events:
-            _send(request, writer, b"".join([render(*event) for event in events]))
-        if closed:
+        lines: list[bytes] = []
+        size = 0
+        for index, event in enumerate(events):
+            line = render(*event)
+            lines.append(line)
+            size += len(line)
+            if size >= WRITE_BUDGET:
+                watcher.put_back(events[index + 1 :])
+                break
+        if lines:
+            _send(request, writer, b"".join(lines))
+        if watcher.closed and not watcher.events:
             return
 
 

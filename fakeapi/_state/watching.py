@@ -74,6 +74,10 @@ class Watcher:
         events, self.events = self.events, []
         return events
 
+    def put_back(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Return taken events that were not sent, ahead of those queued since."""
+        self.events[:0] = events
+
     async def wait(self) -> None:
         """Until an event is queued or the watcher is closed."""
         if self.events or self.closed:

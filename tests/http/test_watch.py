@@ -9,6 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from fakeapi._http.watches import WRITE_BUDGET
 from fakeapi.server import FakeAPIServer
 from tests.conftest import RawClient, crd
 
@@ -139,17 +140,21 @@ async def test_deletion_event_carries_the_last_state_and_a_new_revision(
 
 
 async def _read_chunked_events(reader: asyncio.StreamReader, count: int) -> list[dict[str, Any]]:
-    """Events from a raw chunked watch body; every chunk holds whole lines."""
+    """Events from a raw chunked watch body; every chunk holds whole lines, within the write budget."""
     events: list[dict[str, Any]] = []
     while len(events) < count:
         size = int((await reader.readuntil(b"\r\n"))[:-2], 16)
         chunk = await reader.readexactly(size + 2)
         assert size > 0 and chunk.endswith(b"\n\r\n")
-        events.extend(json.loads(line) for line in chunk[:-2].splitlines())
+        lines = chunk[:-2].splitlines(keepends=True)
+        assert size - len(lines[-1]) < WRITE_BUDGET
+        events.extend(json.loads(line) for line in lines)
     return events
 
 
-async def test_a_watcher_that_stops_reading_holds_back_no_other(server: FakeAPIServer, client: RawClient) -> None:
+async def test_a_watcher_that_stops_reading_holds_back_no_other_and_catches_up_in_parts(
+    server: FakeAPIServer, client: RawClient
+) -> None:
     await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd())
     big = job("a")
     big["spec"] = {"data": "x" * 50_000, "n": -1}
