@@ -174,7 +174,10 @@ async def one_round(
 
         server_cpu, client_cpu = cpu_seconds(server_pid), time.process_time()
         started = time.perf_counter()
-        sent_at, failures = await write_all(session, base_url, targets, writes, args.writers, seq * 10_000_000)
+        # Counters start above 0, the value the objects are created with: a write that changes nothing
+        # makes no event, and the warm-up round (seq 0) would wait out --timeout for it.
+        start_value = seq * 10_000_000 + 1
+        sent_at, failures = await write_all(session, base_url, targets, writes, args.writers, start_value)
         write_phase = time.perf_counter() - started
         done = asyncio.gather(*(watch.complete.wait() for watch in watches))
         with contextlib.suppress(TimeoutError):  # reported below as incomplete watchers
