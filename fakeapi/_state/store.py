@@ -92,7 +92,8 @@ class Store:
         self.registry = Registry()
         self.finalizing: set[str] = set()
         self._encodings: dict[tuple[tuple[str, str], str, str], tuple[dict[str, Any], bytes]] = {}
-        self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key]]] = {}
+        # Per resource: its bucket, and its keys (etcd's spelling, and as tuples) and objects in key order.
+        self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key], list[dict[str, Any]]]] = {}
         self.revision = 0
         self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
         self.hub = WatchHub(history_window)
@@ -124,14 +125,14 @@ class Store:
         order = self._order.get(rtype.storage_key)
         if order is None or order[0] is not bucket or len(order[1]) != len(bucket):
             keys = sorted(bucket, key=_etcd_key)
-            order = (bucket, [_etcd_key(key) for key in keys], keys)
+            order = (bucket, [_etcd_key(key) for key in keys], keys, [bucket[key] for key in keys])
             self._order[rtype.storage_key] = order
-        _, strings, keys = order
+        _, strings, _, values = order
         if namespace is None:
-            return [bucket[key] for key in keys]
+            return values[:]
         low = bisect.bisect_left(strings, namespace + "/")
         high = bisect.bisect_left(strings, namespace + "0")  # "0" is the character after "/"
-        return [bucket[key] for key in keys[low:high]]
+        return values[low:high]
 
     def history_of(self, rtype: ResourceType, namespace: str, name: str) -> list[dict[str, Any]]:
         """The last versions of one object, oldest first (for stale reads)."""
@@ -175,6 +176,8 @@ class Store:
         else:
             if key not in bucket:
                 self._order.pop(rtype.storage_key, None)
+            else:
+                self._reorder_in_place(rtype.storage_key, bucket, key, stored)
             bucket[key] = stored
         self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
         self.hub.publish(Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous))
@@ -182,6 +185,20 @@ class Store:
         if record is not None:
             record.append(revision)
         return stored
+
+    def _reorder_in_place(
+        self, storage_key: tuple[str, str], bucket: dict[Key, Any], key: Key, stored: dict[str, Any]
+    ) -> None:
+        """An update keeps its key: the ordered objects take the new version where the old one was."""
+        order = self._order.get(storage_key)
+        if order is None or order[0] is not bucket:
+            return
+        strings, values = order[1], order[3]
+        position = bisect.bisect_left(strings, _etcd_key(key))
+        if position < len(strings) and order[2][position] == key:
+            values[position] = stored
+        else:
+            self._order.pop(storage_key, None)
 
     def generate_name(self, base: str) -> str:
         return base[:58] + "".join(self._random.choice(GENERATE_NAME_ALPHABET) for _ in range(5))

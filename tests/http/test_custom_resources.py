@@ -230,6 +230,39 @@ async def test_list_pages_with_continue_tokens(client: RawClient) -> None:
     assert bad.json()["message"].startswith("invalid continue token: continue key is not valid:")
 
 
+async def test_lists_between_writes_show_every_object_as_last_written_in_key_order(client: RawClient) -> None:
+    """A list after an update, a delete and a create: etcd's key order across namespaces
+    (``a-b/x`` before ``a/x``), each object at its latest resourceVersion."""
+    await setup(client)
+    for namespace in ("a", "a-b"):
+        await client.post(
+            "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        )
+    for namespace, name in (("a", "x"), ("a-b", "x"), ("a", "y")):
+        reply = await client.post(f"/apis/example.com/v1/namespaces/{namespace}/jobs", job(name))
+        assert reply.status == 201, reply.body
+    everywhere = "/apis/example.com/v1/jobs"
+
+    def seen(listing: dict[str, Any]) -> list[tuple[str, str, Any]]:
+        return [
+            (item["metadata"]["namespace"], item["metadata"]["name"], item["spec"]["a"]) for item in listing["items"]
+        ]
+
+    assert seen((await client.get(everywhere)).json()) == [("a-b", "x", 1), ("a", "x", 1), ("a", "y", 1)]
+    patched = await client.patch(
+        "/apis/example.com/v1/namespaces/a/jobs/x", [{"op": "replace", "path": "/spec/a", "value": 2}]
+    )
+    assert patched.status == 200, patched.body
+    listing = (await client.get(everywhere)).json()
+    assert seen(listing) == [("a-b", "x", 1), ("a", "x", 2), ("a", "y", 1)]
+    assert listing["items"][1]["metadata"]["resourceVersion"] == patched.json()["metadata"]["resourceVersion"]
+    in_a = (await client.get("/apis/example.com/v1/namespaces/a/jobs")).json()
+    assert seen(in_a) == [("a", "x", 2), ("a", "y", 1)]
+    assert (await client.delete("/apis/example.com/v1/namespaces/a-b/jobs/x")).status == 200
+    assert (await client.post("/apis/example.com/v1/namespaces/a/jobs", job("w"))).status == 201
+    assert seen((await client.get(everywhere)).json()) == [("a", "w", 1), ("a", "x", 2), ("a", "y", 1)]
+
+
 async def test_label_selectors_filter_lists(client: RawClient) -> None:
     await setup(client)
     await client.post(JOBS, {**job("a"), "metadata": {"name": "a", "labels": {"tier": "web"}}})
