@@ -225,23 +225,21 @@ def track(
         return new if entries == new_meta.get("managedFields", []) or not entries else _with_entries(new, entries)
     identity = (manager, operation, api_version, subresource)
     kept: list[dict[str, Any]] = []
-    mine: set[Path] = set()
+    previous_mine: frozenset[Path] = frozenset()
+    mine: set[Path] = set(changed)
     my_fields: Any = None
-    touched_paths = changed | removed
-    touched = _Touched(touched_paths)
+    touched = changed | removed
     for entry in entries:
         owned = _owned(entry.get("fieldsV1"))
+        overlapping = owned.overlapping(touched)
         if _identity(entry) == identity:
-            mine = set(owned.paths)
+            previous_mine = owned.paths
+            mine |= owned.paths - overlapping
             my_fields = entry.get("fieldsV1")
-            continue
-        overlapping = owned.overlapping(touched_paths)
-        if not overlapping:
+        elif not overlapping:
             kept.append(entry)  # untouched by this write: the stored entry stays as it is
         elif remaining := owned.paths - overlapping:
             kept.append({**entry, "fieldsV1": _encode_set(set(remaining))})
-    previous_mine = mine
-    mine = {path for path in mine if not touched.overlaps(path)} | changed
     if mine:
         entry = {
             "apiVersion": api_version,
@@ -269,22 +267,6 @@ def _identity(entry: dict[str, Any]) -> tuple[str, str, str, str]:
         entry.get("apiVersion", ""),
         entry.get("subresource", ""),
     )
-
-
-class _Touched:
-    """The paths a write changed or removed; a field overlaps them when one is a prefix of the other."""
-
-    __slots__ = ("paths", "prefixes")
-
-    def __init__(self, paths: set[Path]) -> None:
-        self.paths = paths
-        self.prefixes = {path[:length] for path in paths for length in range(1, len(path) + 1)}
-
-    def overlaps(self, path: Path) -> bool:
-        if path in self.prefixes:
-            return True
-        paths = self.paths
-        return any(path[:length] in paths for length in range(1, len(path)))
 
 
 def _with_entries(obj: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
