@@ -30,7 +30,7 @@ import yaml
 
 from fakeapi import __version__
 from fakeapi.errors import APIError
-from fakeapi.server import FakeAPIServer
+from fakeapi.server import FakeAPIServer, new_event_loop
 
 __all__ = ["main"]
 
@@ -276,12 +276,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(main: Coroutine[Any, Any, int]) -> int:
-    """Run on uvloop where it is installed (faster sockets), else on asyncio's own loop."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(main)
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+    """Run on the loop the server's thread uses too: uvloop where it is installed."""
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
         return runner.run(main)
 
 

@@ -30,7 +30,7 @@ from fakeapi._state.resources import NAMESPACE_TYPE, ResourceType
 from fakeapi._state.store import StoreSnapshot
 from fakeapi.errors import APIError
 
-__all__ = ["FakeAPIServer", "GateDecision", "GateRequest", "JournalEntry", "StoreSnapshot"]
+__all__ = ["FakeAPIServer", "GateDecision", "GateRequest", "JournalEntry", "StoreSnapshot", "new_event_loop"]
 
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 T = TypeVar("T")
@@ -66,7 +66,7 @@ def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[
         yield from _documents(item)
 
 
-def _new_event_loop() -> asyncio.AbstractEventLoop:
+def new_event_loop() -> asyncio.AbstractEventLoop:
     """uvloop where it is installed (its sockets cost a request less), else asyncio's own loop."""
     try:
         import uvloop
@@ -134,7 +134,7 @@ class FakeAPIServer:
         ready: Future[None] = Future()
 
         def run() -> None:
-            loop = _new_event_loop()
+            loop = new_event_loop()
             asyncio.set_event_loop(loop)
             try:
                 loop.run_until_complete(self.start())
