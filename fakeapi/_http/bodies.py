@@ -18,6 +18,7 @@ from typing import Any
 
 from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
 from fakeapi._patching.goscanner import GoSyntaxError
+from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
 from fakeapi._state import schema
 from fakeapi._state.resources import ResourceType
@@ -34,7 +35,6 @@ _INT_FIELDS = ("generation", "deletionGracePeriodSeconds")
 _MAP_FIELDS = ("labels", "annotations")
 _KNOWN_META = set(_STRING_FIELDS) | set(_TIME_FIELDS) | set(_INT_FIELDS) | set(_MAP_FIELDS)
 _KNOWN_META |= {"finalizers", "ownerReferences", "managedFields"}
-_TYPE_WORDS = {dict: "object", list: "array", str: "string", bool: "bool"}
 
 
 @dataclass
@@ -51,13 +51,6 @@ def _summary(body: bytes) -> str:
     if body.startswith(b"{"):
         return head.decode("utf-8", "replace") + more
     return head.hex() + more
-
-
-def _kind_word(value: Any) -> str:
-    for python_type, word in _TYPE_WORDS.items():
-        if isinstance(value, python_type):
-            return word
-    return "number"
 
 
 def _unrecognized(rtype: ResourceType, problem: str, body: bytes) -> APIError:
@@ -132,14 +125,14 @@ def _finish_decoding(
         )
         raise _unrecognized(
             rtype,
-            f"couldn't get version/kind; json parse error: json: cannot unmarshal {_kind_word(value)} into Go value of type {target}",
+            f"couldn't get version/kind; json parse error: json: cannot unmarshal {json_kind(value)} into Go value of type {target}",
             original,
         )
     for key in ("apiVersion", "kind"):
         if key in value and value[key] is not None and not isinstance(value[key], str):
             raise _unrecognized(
                 rtype,
-                f"couldn't get version/kind; json parse error: json: cannot unmarshal {_kind_word(value[key])} "
+                f"couldn't get version/kind; json parse error: json: cannot unmarshal {json_kind(value[key])} "
                 f"into Go struct field .{key} of type string",
                 original,
             )
@@ -226,49 +219,49 @@ def check_object_meta(value: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
         return value, []
     metadata = value["metadata"]
     if not isinstance(metadata, dict):
-        raise fail(f"json: cannot unmarshal {_kind_word(metadata)} into Go value of type v1.ObjectMeta")
+        raise fail(f"json: cannot unmarshal {json_kind(metadata)} into Go value of type v1.ObjectMeta")
     unknown = [f'unknown field "metadata.{key}"' for key in sorted(metadata) if key not in _KNOWN_META]
     for key in _STRING_FIELDS + _TIME_FIELDS:
         item = metadata.get(key)
         if item is not None and not isinstance(item, str):
             target = "v1.Time" if key in _TIME_FIELDS else "string"
             raise fail(
-                f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type {target}"
+                f"json: cannot unmarshal {json_kind(item)} into Go struct field ObjectMeta.{key} of type {target}"
             )
     for key in _INT_FIELDS:
         item = metadata.get(key)
         if item is not None and (isinstance(item, bool) or not isinstance(item, int)):
-            raise fail(f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type int64")
+            raise fail(f"json: cannot unmarshal {json_kind(item)} into Go struct field ObjectMeta.{key} of type int64")
     for key in _MAP_FIELDS:
         item = metadata.get(key)
         if item is None:
             continue
         if not isinstance(item, dict):
             raise fail(
-                f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type map[string]string"
+                f"json: cannot unmarshal {json_kind(item)} into Go struct field ObjectMeta.{key} of type map[string]string"
             )
         for entry in item.values():
             if entry is not None and not isinstance(entry, str):
                 raise fail(
-                    f"json: cannot unmarshal {_kind_word(entry)} into Go struct field ObjectMeta.{key} of type string"
+                    f"json: cannot unmarshal {json_kind(entry)} into Go struct field ObjectMeta.{key} of type string"
                 )
     finalizers = metadata.get("finalizers")
     if finalizers is not None:
         if not isinstance(finalizers, list):
             raise fail(
-                f"json: cannot unmarshal {_kind_word(finalizers)} into Go struct field ObjectMeta.finalizers of type []string"
+                f"json: cannot unmarshal {json_kind(finalizers)} into Go struct field ObjectMeta.finalizers of type []string"
             )
         for entry in finalizers:
             if entry is not None and not isinstance(entry, str):
                 raise fail(
-                    f"json: cannot unmarshal {_kind_word(entry)} into Go struct field ObjectMeta.finalizers of type string"
+                    f"json: cannot unmarshal {json_kind(entry)} into Go struct field ObjectMeta.finalizers of type string"
                 )
     for key in ("ownerReferences", "managedFields"):
         item = metadata.get(key)
         if item is not None and not isinstance(item, list):
             element = "v1.OwnerReference" if key == "ownerReferences" else "v1.ManagedFieldsEntry"
             raise fail(
-                f"json: cannot unmarshal {_kind_word(item)} into Go struct field ObjectMeta.{key} of type []{element}"
+                f"json: cannot unmarshal {json_kind(item)} into Go struct field ObjectMeta.{key} of type []{element}"
             )
     for key in _TIME_FIELDS:
         item = metadata.get(key)

@@ -22,11 +22,14 @@ from fakeapi._patching import (
     GoError,
     GoNumberRangeError,
     GoSyntaxError,
+    MergeOutcome,
+    PatchOutcome,
     PatchText,
     PreDecodeError,
     apply_patch,
     decode_patch,
     diagnose_failed_test,
+    json_kind,
     merge_patch,
     normalize,
     predecode_json_patch,
@@ -68,18 +71,6 @@ def _invalid_patch(patched_json: bytes, problem: str) -> APIError:
     return APIError.invalid(_NO_KIND, "", [cause])
 
 
-def _kind_word(value: Any) -> str:
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    return "number"
-
-
 def decode_patched(
     rtype: ResourceType, value: Any, patched_json: Callable[[], bytes], options: WriteOptions, context: PatchContext
 ) -> dict[str, Any]:
@@ -92,13 +83,13 @@ def decode_patched(
             raise _invalid_patch(patched_json(), f"Object 'Kind' is missing in '{patched_json().decode()}'")
         raise _invalid_patch(
             patched_json(),
-            f"couldn't get version/kind; json parse error: json: cannot unmarshal {_kind_word(value)} into Go value of type {target}",
+            f"couldn't get version/kind; json parse error: json: cannot unmarshal {json_kind(value)} into Go value of type {target}",
         )
     for key in ("apiVersion", "kind"):
         if value.get(key) is not None and not isinstance(value[key], str):
             raise _invalid_patch(
                 patched_json(),
-                f"couldn't get version/kind; json parse error: json: cannot unmarshal {_kind_word(value[key])} "
+                f"couldn't get version/kind; json parse error: json: cannot unmarshal {json_kind(value[key])} "
                 f"into Go struct field .{key} of type string",
             )
     if not value.get("kind"):
@@ -120,6 +111,26 @@ def decode_patched(
         if options.field_validation == "Warn":
             context.warnings.extend(strict)
     return coerced
+
+
+def _patched_object(
+    rtype: ResourceType,
+    current: dict[str, Any],
+    outcome: PatchOutcome | MergeOutcome,
+    strict: list[str],
+    options: WriteOptions,
+    context: PatchContext,
+) -> dict[str, Any]:
+    """What a JSON or merge patch that applied leaves: strict-decoding errors first, then the object."""
+    if strict:
+        if options.field_validation == "Strict":
+            raise _invalid_patch(outcome.marshal(), "strict decoding error: " + ", ".join(strict))
+        context.warnings.extend(strict)
+    try:
+        value = outcome.value(context.document_encoding(current))
+    except (GoNumberRangeError, GoSyntaxError) as error:
+        raise _invalid_patch(outcome.marshal(), str(error)) from None
+    return decode_patched(rtype, value, outcome.marshal, options, context)
 
 
 def _json_patch(
@@ -157,15 +168,7 @@ def _json_patch(
         if outcome.error is not None:
             context.warnings.extend(context.diagnoses)
             raise APIError.generic(422, "Invalid", GENERIC_INVALID_MESSAGE)
-        if strict:
-            if options.field_validation == "Strict":
-                raise _invalid_patch(outcome.marshal(), "strict decoding error: " + ", ".join(strict))
-            context.warnings.extend(strict)
-        try:
-            value = outcome.value(context.document_encoding(current))
-        except (GoNumberRangeError, GoSyntaxError) as error:
-            raise _invalid_patch(outcome.marshal(), str(error)) from None
-        return decode_patched(rtype, value, outcome.marshal, options, context)
+        return _patched_object(rtype, current, outcome, strict, options, context)
 
     return compute
 
@@ -190,15 +193,7 @@ def _merge_patch(
             raise APIError.bad_request(INVALID_JSON_PATCH)
         if outcome.error is not None:
             raise APIError.internal(outcome.error)
-        if strict:
-            if options.field_validation == "Strict":
-                raise _invalid_patch(outcome.marshal(), "strict decoding error: " + ", ".join(strict))
-            context.warnings.extend(strict)
-        try:
-            value = outcome.value(context.document_encoding(current))
-        except (GoNumberRangeError, GoSyntaxError) as error:
-            raise _invalid_patch(outcome.marshal(), str(error)) from None
-        return decode_patched(rtype, value, outcome.marshal, options, context)
+        return _patched_object(rtype, current, outcome, strict, options, context)
 
     return compute
 

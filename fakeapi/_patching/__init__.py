@@ -9,7 +9,7 @@ from fakeapi._patching.diagnosis import SpellingDiagnosis, diagnose_failed_test
 from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
 from fakeapi._patching.goencode import GoFloat, encode, encode_in_order, encode_string
 from fakeapi._patching.goscanner import GoSyntaxError
-from fakeapi._patching.jsonpatch import JSONPatch, PatchOutcome, apply_patch, decode_patch
+from fakeapi._patching.jsonpatch import JSONPatch, PatchOutcome, apply_patch, decode_patch, json_kind
 from fakeapi._patching.lazynode import GoError, GoPanic
 from fakeapi._patching.mergepatch import INVALID_JSON_PATCH, MergeOutcome, merge_patch
 from fakeapi._patching.patchtext import UNDECODED, PatchText
@@ -37,6 +37,7 @@ __all__ = [
     "encode",
     "encode_in_order",
     "encode_string",
+    "json_kind",
     "merge_patch",
     "normalize",
     "predecode_json_patch",
