@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from fakeapi._http.app import build_app
+from fakeapi._http.app import build_server
 from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState
 from fakeapi._patching.godecode import normalize
 from fakeapi._state.clock import Clock
@@ -92,7 +92,7 @@ class FakeAPIServer:
         self.port = port
         config = ServerConfig(bookmark_interval=bookmark_interval, history_window=history_window, seed=seed)
         self.state = ServerState(config, Clock(clock) if clock else None)
-        self._runner: web.AppRunner | None = None
+        self._runner: web.ServerRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._create_initial_namespaces()
@@ -102,11 +102,7 @@ class FakeAPIServer:
     async def start(self) -> FakeAPIServer:
         """Serve in the running event loop."""
         self._loop = asyncio.get_running_loop()
-        # Cancelled handlers when a client goes away, as Go's request contexts are: a held or
-        # streaming request must not outlive its connection.
-        self._runner = web.AppRunner(
-            build_app(self.state), access_log=None, shutdown_timeout=0.5, handler_cancellation=True
-        )
+        self._runner = web.ServerRunner(build_server(self.state), shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
         await site.start()

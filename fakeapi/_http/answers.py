@@ -27,7 +27,7 @@ __all__ = ["MAX_REQUEST_BODY_BYTES", "answer_for", "pretty", "read_body", "respo
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 
 
-async def read_body(request: web.Request) -> bytes:
+async def read_body(request: web.BaseRequest) -> bytes:
     """The body, at most 3 MiB (``limitedReadBody``): 413 beyond."""
     chunks: list[bytes] = []
     size = 0
@@ -53,16 +53,16 @@ def served(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "apiVersion": rtype.api_version}
 
 
-def answer_for(request: web.Request) -> Answer:
+def answer_for(request: web.BaseRequest) -> Answer:
     return negotiate_answer(request.headers.get("Accept"))
 
 
-def pretty(request: web.Request) -> bool:
+def pretty(request: web.BaseRequest) -> bool:
     return wants_pretty(request.query, request.headers.get("User-Agent", ""))
 
 
 def respond(
-    request: web.Request,
+    request: web.BaseRequest,
     state: ServerState,
     rtype: ResourceType,
     obj: dict[str, Any],

@@ -1,4 +1,4 @@
-"""The aiohttp application: routing as the apiserver's handler chain routes, and the journal.
+"""The aiohttp server: routing as the apiserver's handler chain routes, and the journal.
 
 A path inside a built-in group-version that names no resource, or a method that resource does not
 take, gets the JSON Status the go-restful container writes (404 ``the server could not find the
@@ -7,6 +7,11 @@ anything else nobody claims (unknown groups, versions, custom resources, non-API
 through to Go's plain-text ``404 page not found`` (research notes section 6). Every request is
 journaled with its answer; an unexpected exception is a 500 Status and is remembered, so the
 pytest plugin can fail the test that caused it.
+
+Every path goes to one handler, so this is aiohttp's low-level server, without an application's
+router and middleware chain (about a third of aiohttp's cost per request). What the application
+did besides, :func:`_expect_continue` does: Go's server answers ``Expect: 100-continue`` with an
+interim ``100 Continue`` and any other expectation with 417.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable
 
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 
 from fakeapi._http import discovery
 from fakeapi._http.context import GateRequest, ServerState
@@ -34,13 +39,12 @@ from fakeapi._state.resources import BUILTIN_TYPES, ResourceType
 from fakeapi._state.store import track_writes
 from fakeapi.errors import APIError
 
-__all__ = ["STATE", "build_app"]
+__all__ = ["build_server"]
 
-STATE: web.AppKey[ServerState] = web.AppKey("fakeapi_state", ServerState)
 _BUILTIN_GROUP_VERSIONS = {(t.group, t.version) for t in BUILTIN_TYPES}
 _HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
 
-Handler = Callable[[web.Request, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
+Handler = Callable[[web.BaseRequest, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
 
 
 def _plain_not_found() -> web.Response:
@@ -57,7 +61,7 @@ def _method_not_allowed() -> APIError:
     return APIError.generic(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
 
-async def _non_resource(request: web.Request, state: ServerState, info: RequestInfo) -> web.StreamResponse | None:
+async def _non_resource(request: web.BaseRequest, state: ServerState, info: RequestInfo) -> web.StreamResponse | None:
     path = request.path.rstrip("/") or "/"
     registry = state.store.registry
     if path == "/version":
@@ -134,8 +138,7 @@ def _subresource_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
     return handlers[info.verb]
 
 
-async def dispatch(request: web.Request) -> web.StreamResponse:
-    state = request.app[STATE]
+async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamResponse:
     info = request[INFO]
     non_resource = await _non_resource(request, state, info) if not info.is_resource_request else None
     if non_resource is not None:
@@ -165,18 +168,15 @@ async def dispatch(request: web.Request) -> web.StreamResponse:
     return await handler(request, state, info, rtype)
 
 
-def _actor(request: web.Request) -> str | None:
+def _actor(request: web.BaseRequest) -> str | None:
     authorization = request.headers.get("Authorization", "")
     if authorization.lower().startswith("bearer "):
         return authorization[7:].strip() or None
     return None
 
 
-@web.middleware
-async def journaling(
-    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-) -> web.StreamResponse:
-    state = request.app[STATE]
+async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamResponse:
+    """Answer one request and journal it with its answer, faults and writes."""
     info = parse_request_info(request.method, request.path, request.query)
     request[INFO] = info
     entry = state.journal.begin(
@@ -239,7 +239,7 @@ async def journaling(
     entry.revision_before = state.store.revision
     writes = track_writes()
     try:
-        response = await handler(request)
+        response = await dispatch(request, state)
     except APIError as error:
         context = request.get(PATCH_CONTEXT)
         warnings = context.warnings if context is not None else []
@@ -278,7 +278,7 @@ async def journaling(
     return response
 
 
-def _cut(request: web.Request) -> None:
+def _cut(request: web.BaseRequest) -> None:
     transport = request.transport
     if transport is not None:
         transport.abort()
@@ -292,10 +292,33 @@ def _finish(entry: JournalEntry, response: web.StreamResponse, state: ServerStat
     return response
 
 
-def build_app(state: ServerState) -> web.Application:
-    app = web.Application(
-        middlewares=[journaling], client_max_size=64 * 1024 * 1024, handler_args={"max_field_size": 65536}
-    )
-    app[STATE] = state
-    app.router.add_route("*", "/{tail:.*}", dispatch)
-    return app
+async def _expect_continue(request: web.BaseRequest) -> web.StreamResponse | None:
+    """Go's server on ``Expect``: an interim 100 for ``100-continue``, 417 for anything else.
+
+    ``net/http`` sends the 100 when the handler first reads a body, only for HTTP/1.1 and a body
+    that is not empty; every handler here reads the body it has first, so it goes out at once.
+    """
+    tokens = [token.strip().lower() for token in request.headers.get("Expect", "").split(",")]
+    if "100-continue" not in tokens:
+        response = web.Response(status=417)
+        response.force_close()
+        return response
+    if request.version >= HttpVersion11 and request.can_read_body:
+        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        request.writer.output_size = 0
+    return None
+
+
+def build_server(state: ServerState) -> web.Server:
+    """The low-level aiohttp server answering every request (call it inside the serving loop)."""
+
+    async def handle(request: web.BaseRequest) -> web.StreamResponse:
+        if "Expect" in request.headers:
+            refused = await _expect_continue(request)
+            if refused is not None:
+                return refused
+        return await journaled(request, state)
+
+    # A handler is cancelled when its client goes away, as Go's request context is: a held or
+    # streaming request must not outlive its connection.
+    return web.Server(handle, handler_cancellation=True, access_log=None, max_field_size=65536)

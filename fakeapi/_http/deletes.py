@@ -31,7 +31,7 @@ __all__ = ["handle_delete", "handle_delete_collection"]
 _PROTECTED_NAMESPACES = ("default", "kube-system", "kube-public")
 
 
-async def _delete_body(request: web.Request) -> dict[str, Any] | None:
+async def _delete_body(request: web.BaseRequest) -> dict[str, Any] | None:
     body = await read_body(request)
     if not body.strip():
         return None
@@ -59,7 +59,7 @@ _RETURNS_DELETED_OBJECT = {("", "Pod"), ("", "Service"), ("", "Namespace"), ("ap
 
 
 async def handle_delete(
-    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer = answer_for(request)
     options = parse_delete_options(request.query, await _delete_body(request))
@@ -82,7 +82,7 @@ async def handle_delete(
 
 
 async def handle_delete_collection(
-    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer = answer_for(request)
     delete_options = parse_delete_options(request.query, await _delete_body(request))

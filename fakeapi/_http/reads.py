@@ -26,7 +26,9 @@ from fakeapi.errors import APIError
 __all__ = ["handle_get", "handle_list", "selector_filter"]
 
 
-async def handle_get(request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType) -> web.Response:
+async def handle_get(
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
+) -> web.Response:
     answer = answer_for(request)
     obj = state.store.get(rtype, info.namespace if rtype.namespaced else "", info.name)
     stale = request.get(STALE_REVISION)
@@ -54,7 +56,9 @@ def selector_filter(rtype: ResourceType, label_text: str, field_text: str) -> tu
     return matches, labels.empty and fields.empty
 
 
-async def handle_list(request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType) -> web.Response:
+async def handle_list(
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
+) -> web.Response:
     answer = answer_for(request)
     options = parse_list_options(request.query, watch=False)
     matches, selectors_empty = selector_filter(rtype, options.label_selector, options.field_selector)

@@ -72,7 +72,7 @@ def scale_of(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 async def handle_scale(
-    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     namespace = info.namespace if rtype.namespaced else ""
     if info.verb == "get":

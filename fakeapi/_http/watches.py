@@ -68,7 +68,7 @@ def _bookmark(rtype: ResourceType, revision: int, *, initial_end: bool = False) 
 
 
 async def handle_watch(
-    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.StreamResponse:
     answer = negotiate_answer(request.headers.get("Accept"))
     options = parse_list_options(request.query, watch=True)
@@ -147,7 +147,7 @@ async def handle_watch(
 
 
 async def _stream(
-    request: web.Request,
+    request: web.BaseRequest,
     response: web.StreamResponse,
     writer: AbstractStreamWriter,
     watcher: Watcher,
@@ -202,7 +202,7 @@ async def _stream(
             return
 
 
-def _send(request: web.Request, writer: AbstractStreamWriter, data: bytes) -> None:
+def _send(request: web.BaseRequest, writer: AbstractStreamWriter, data: bytes) -> None:
     """One chunk, framed as ``StreamResponse.write`` frames it, straight to the transport (no await)."""
     transport = request.transport
     if transport is None or transport.is_closing():

@@ -58,7 +58,7 @@ def _check_api_version(rtype: ResourceType, obj: dict[str, Any]) -> None:
 
 
 async def handle_create(
-    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer = answer_for(request)
     media_type = body_media_type(request.headers.get("Content-Type"))
@@ -100,7 +100,7 @@ def _check_name(info: RequestInfo, obj: dict[str, Any]) -> None:
 
 
 async def handle_update(
-    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer = answer_for(request)
     body = await read_body(request)
@@ -148,7 +148,7 @@ def _storage_key(rtype: ResourceType, info: RequestInfo) -> str:
 
 
 async def handle_patch(
-    request: web.Request, state: ServerState, info: RequestInfo, rtype: ResourceType
+    request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     accepted = PATCH_TYPES_CUSTOM if rtype.custom else PATCH_TYPES_BUILTIN
     media_type = request_media_type(request.headers.get("Content-Type"))
@@ -190,7 +190,7 @@ async def handle_patch(
 
 
 async def _server_side_apply(
-    request: web.Request,
+    request: web.BaseRequest,
     state: ServerState,
     info: RequestInfo,
     rtype: ResourceType,
