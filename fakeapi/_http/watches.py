@@ -26,6 +26,7 @@ from fakeapi._http.options import parse_list_options, parse_resource_version
 from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._patching.goencode import encode, encode_in_order
+from fakeapi._state.encodings import encode_stored
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.watching import ADDED, Watcher
@@ -53,7 +54,7 @@ def _line_once(kind: str, obj: dict[str, Any], rtype: ResourceType, api_version:
     cached = _lines.get(key)
     if cached is not None and cached[0] is obj:
         return cached[1]
-    line = _event_line(kind, encode(served(rtype, obj)))
+    line = _event_line(kind, encode_stored(served(rtype, obj)))
     if len(_lines) >= _LINES_KEPT:
         del _lines[next(iter(_lines))]
     _lines[key] = (obj, line)

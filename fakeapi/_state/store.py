@@ -31,6 +31,7 @@ from typing import Any
 from fakeapi._patching.goencode import encode
 from fakeapi._state import controllers
 from fakeapi._state.clock import Clock
+from fakeapi._state.encodings import RevisionSlot, remember, with_revision_slot
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
@@ -160,12 +161,21 @@ class Store:
         return self.revision
 
     def persist(
-        self, rtype: ResourceType, obj: dict[str, Any], change_type: str, previous: dict[str, Any] | None
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        change_type: str,
+        previous: dict[str, Any] | None,
+        slot: RevisionSlot | None = None,
     ) -> dict[str, Any]:
+        """Store ``obj`` at the next revision; ``slot``, its encoding made for the no-op check, is reused."""
         revision = self._next_revision()
         metadata = metadata_of(obj)
         namespace, name = metadata.get("namespace", ""), metadata.get("name", "")
         stored = with_metadata(obj, resourceVersion=str(revision))
+        encoded = slot.filled(str(revision)) if slot is not None else None
+        if encoded is not None:
+            remember(stored, encoded)
         key = (namespace, name)
         history_key = (rtype.storage_key, namespace, name)
         bucket = self.bucket(rtype)
@@ -310,7 +320,8 @@ class Store:
         if track_fields:
             new = strategy.track_update(rtype, new, current, manager, subresource, self.clock.timestamp())
         warnings = tuple(strategy.warnings_on_update(rtype, new, current))
-        new_encoding = encode(without_resource_version(new))
+        slot = with_revision_slot(new)
+        new_encoding = slot.without_revision
         if new_encoding == self._encoded_without_revision(rtype, current):
             return Committed(current, changed=False, warnings=warnings)
         if strategy.should_delete_during_update(new, current):
@@ -324,7 +335,7 @@ class Store:
             return Committed(
                 with_metadata(new, resourceVersion=current_meta.get("resourceVersion")), False, False, warnings
             )
-        stored = self.persist(rtype, new, MODIFIED, current)
+        stored = self.persist(rtype, new, MODIFIED, current, slot)
         self._encodings[(rtype.storage_key, namespace, name)] = (stored, new_encoding)
         strategy.after_update(self, rtype, stored, current)
         return Committed(stored, changed=True, warnings=warnings)

@@ -1,0 +1,78 @@
+"""Go's encoding of stored objects, made once per write and shared by its answer and its watch events.
+
+The apiserver encodes an update without its resourceVersion to decide whether anything changed
+(``GuaranteedUpdate`` compares those bytes with what etcd holds), then encodes the stored object
+again for the answer and for each watch event. Here one encoding serves all three: the new object
+is encoded with a placeholder where its resourceVersion goes, the placeholder member is cut out for
+the comparison, and the committed revision is written into it for everything else. Sorted keys make
+the two the same bytes that encoding each object would give.
+
+Encodings of committed objects are kept for a short while, by identity (stored objects are never
+mutated), for the answer and watch events that follow the write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from fakeapi._patching.goencode import encode
+from fakeapi._state.objects import with_metadata, without_resource_version
+
+__all__ = ["RevisionSlot", "encode_stored", "remember", "with_revision_slot"]
+
+# A private-use string no object holds in practice; one that does gets encoded the plain way.
+_PLACEHOLDER = "\ue000fakeapi-resource-version\ue001"
+_PLACEHOLDER_BYTES = _PLACEHOLDER.encode()
+_MEMBER = b'"resourceVersion":"' + _PLACEHOLDER_BYTES + b'"'
+
+_recent: dict[int, tuple[dict[str, Any], bytes]] = {}
+_RECENT_KEPT = 256
+
+
+class RevisionSlot:
+    """An object's encoding without its resourceVersion, and with a slot where one goes."""
+
+    __slots__ = ("_with_slot", "without_revision")
+
+    def __init__(self, without_revision: bytes, with_slot: bytes | None) -> None:
+        self.without_revision = without_revision
+        self._with_slot = with_slot
+
+    def filled(self, revision: str) -> bytes | None:
+        """The encoding of the object carrying ``revision`` (None when no slot could be made)."""
+        if self._with_slot is None:
+            return None
+        return self._with_slot.replace(_PLACEHOLDER_BYTES, revision.encode(), 1)
+
+
+def with_revision_slot(obj: dict[str, Any]) -> RevisionSlot:
+    """Encode ``obj`` once for the no-op comparison and for the object it becomes when stored."""
+    probe = encode(with_metadata(obj, resourceVersion=_PLACEHOLDER))
+    if probe.count(_PLACEHOLDER_BYTES) != 1:
+        return RevisionSlot(encode(without_resource_version(obj)), None)
+    # The member sits among metadata's sorted keys: before others, after others, or alone.
+    if _MEMBER + b"," in probe:
+        without = probe.replace(_MEMBER + b",", b"", 1)
+    elif b"," + _MEMBER in probe:
+        without = probe.replace(b"," + _MEMBER, b"", 1)
+    else:
+        without = probe.replace(_MEMBER, b"", 1)
+    return RevisionSlot(without, probe)
+
+
+def remember(obj: dict[str, Any], encoded: bytes) -> None:
+    """Keep the encoding of a just-committed object for its answer and watch events."""
+    if len(_recent) >= _RECENT_KEPT:
+        # Another server's thread may evict at the same moment.
+        with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+            del _recent[next(iter(_recent))]
+    _recent[id(obj)] = (obj, encoded)
+
+
+def encode_stored(obj: dict[str, Any]) -> bytes:
+    """Go's encoding of a stored object: the bytes made at its write when still kept, else encoded now."""
+    cached = _recent.get(id(obj))
+    if cached is not None and cached[0] is obj:
+        return cached[1]
+    return encode(obj)
