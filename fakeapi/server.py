@@ -210,7 +210,8 @@ class FakeAPIServer:
 
     def compact(self) -> None:
         """Forget the change history up to now, as etcd compaction does: a watch resuming from an
-        older resourceVersion then gets the 410 Expired ERROR event and must list again."""
+        older resourceVersion then gets the 410 Expired ERROR event and must list again, and a list
+        continuing from an older page gets 410 Expired."""
 
         def compact_now() -> None:
             hub = self.state.store.hub

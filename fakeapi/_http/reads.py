@@ -14,16 +14,25 @@ from aiohttp import web
 from fakeapi._http.answers import answer_for, pretty, respond, served
 from fakeapi._http.context import ServerState
 from fakeapi._http.keys import STALE_REVISION
-from fakeapi._http.options import parse_list_options
+from fakeapi._http.options import ListOptions, parse_list_options
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response
 from fakeapi._state import selectors
-from fakeapi._state.listing import field_values, paginate, supported_fields
+from fakeapi._state.listing import decode_continue, encode_continue, field_values, paginate, supported_fields
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError
 
 __all__ = ["handle_get", "handle_list", "selector_filter"]
+
+# etcd3/errors.go: a list at a compacted revision, and a continue token whose revision is compacted.
+EXPIRED_LIST = "The resourceVersion for the provided list is too old."
+INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new list "
+    "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent list - objects that were created, "
+    "modified, or deleted between the time the first chunk was returned and now may show up in the list."
+)
 
 
 async def handle_get(
@@ -56,23 +65,61 @@ def selector_filter(rtype: ResourceType, label_text: str, field_text: str) -> tu
     return matches, labels.empty and fields.empty
 
 
+def _list_source(
+    state: ServerState, rtype: ResourceType, namespace: str | None, options: ListOptions
+) -> tuple[list[dict[str, Any]], int, str]:
+    """The objects a list reads, at which revision, and from which key (``etcd3/store.go GetList``).
+
+    A continue token reads at its revision; ``resourceVersionMatch=Exact``, and a ``limit`` with a
+    resourceVersion and no match, read at that resourceVersion (the watch cache hands both to etcd).
+    Anything else reads the latest state. A revision whose changes are compacted is 410 Expired.
+    """
+    store = state.store
+    if options.continue_token:
+        revision, start = decode_continue(options.continue_token)
+        if options.resource_version not in ("", "0"):
+            raise APIError.bad_request("specifying resource version is not allowed when using continue")
+        if revision < 0:
+            return store.items(rtype, namespace), store.revision, start
+        objects = store.items_at(rtype, namespace, revision)
+        if objects is None:
+            raise APIError.expired(INCONSISTENT_CONTINUE, list_continue=encode_continue(-1, start))
+        return objects, revision, start
+    match = options.resource_version_match
+    if options.resource_version not in ("", "0") and (match == "Exact" or (not match and options.limit > 0)):
+        requested = _list_resource_version(options.resource_version)
+        if requested <= store.revision:
+            objects = store.items_at(rtype, namespace, requested)
+            if objects is None:
+                raise APIError.expired(EXPIRED_LIST)
+            return objects, requested, ""
+    return store.items(rtype, namespace), store.revision, ""
+
+
+def _list_resource_version(text: str) -> int:
+    if not text.isdigit():
+        raise APIError.bad_request(
+            f'invalid resource version: resourceVersion: Invalid value: "{text}": '
+            f'strconv.ParseUint: parsing "{text}": invalid syntax'
+        )
+    return int(text)
+
+
 async def handle_list(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer = answer_for(request)
     options = parse_list_options(request.query, watch=False)
     matches, selectors_empty = selector_filter(rtype, options.label_selector, options.field_selector)
-    if options.continue_token and options.resource_version not in ("", "0"):
-        raise APIError.bad_request("specifying resource version is not allowed when using continue")
     namespace = info.namespace if rtype.namespaced and info.namespace else None
-    objects = state.store.items(rtype, namespace)
+    objects, revision, start = _list_source(state, rtype, namespace, options)
     page = paginate(
         objects,
         matches,
-        revision=state.store.revision,
+        revision=revision,
         all_namespaces=rtype.namespaced and namespace is None,
         limit=options.limit,
-        continue_token=options.continue_token or None,
+        start=start,
         selectors_empty=selectors_empty,
     )
     list_meta: dict[str, Any] = {"resourceVersion": str(page.resource_version)}

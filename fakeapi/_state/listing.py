@@ -3,8 +3,9 @@
 Items come in etcd key order (namespace, then name). ``limit`` cuts a page and the continue token
 is what ``storage/continue.go`` writes: unpadded base64url of
 ``{"v":"meta.k8s.io/v1","rv":<list revision>,"start":"<next key>\\u0000"}``. Garbage tokens are 400
-with its texts. A continued page reads the current state from its start key, not a snapshot at
-the first page's revision (the fake keeps no snapshots; clients must not rely on either).
+with its texts. A continued page reads the objects as they were at the first page's revision, as
+etcd does (``Store.items_at``); a token of revision -1 (what an expired continue answers with)
+reads the latest state.
 
 Field selectors support what ``ConvertFieldLabel`` supports per kind: ``metadata.name`` and
 ``metadata.namespace`` everywhere, a CRD version's ``selectableFields``, and the built-ins' own.
@@ -145,15 +146,12 @@ def paginate(
     revision: int,
     all_namespaces: bool,
     limit: int,
-    continue_token: str | None,
+    start: str,
     selectors_empty: bool,
 ) -> ListPage:
-    """One page of the matching objects (already in key order)."""
-    start = ""
+    """One page of the matching objects (already in key order, as of ``revision``) from key ``start`` on."""
     list_revision = revision
-    if continue_token:
-        list_revision, start = decode_continue(continue_token)
-        start = start.rstrip("\x00")
+    start = start.rstrip("\x00")
     if start:
         objects = [obj for obj in objects if _key_of(obj, all_namespaces) > start]
     selected = objects if selectors_empty else [obj for obj in objects if matches(obj)]

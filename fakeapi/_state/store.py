@@ -135,6 +135,33 @@ class Store:
         high = bisect.bisect_left(strings, namespace + "0")  # "0" is the character after "/"
         return values[low:high]
 
+    def items_at(self, rtype: ResourceType, namespace: str | None, revision: int) -> list[dict[str, Any]] | None:
+        """The objects as they were at ``revision`` (etcd's range read at a past revision), in key order.
+
+        Worked back from the current objects through the changes made since, each undone to what it
+        replaced. None when the changes since then are no longer all kept: etcd has compacted them.
+        """
+        if revision >= self.revision:
+            return self.items(rtype, namespace)
+        if revision < self.hub.compacted_through:
+            return None
+        replaced: dict[Key, dict[str, Any] | None] = {}
+        for change in reversed(self.hub.history):
+            if change.revision <= revision:
+                break
+            if change.storage_key == rtype.storage_key and (namespace is None or change.namespace == namespace):
+                replaced[(change.namespace, change.name)] = change.previous  # the oldest change wins
+        if not replaced:
+            return self.items(rtype, namespace)
+        bucket = self.bucket(rtype)
+        state = {key: obj for key, obj in bucket.items() if namespace is None or key[0] == namespace}
+        for key, previous in replaced.items():
+            if previous is None:
+                state.pop(key, None)
+            else:
+                state[key] = previous
+        return [state[key] for key in sorted(state, key=_etcd_key)]
+
     def history_of(self, rtype: ResourceType, namespace: str, name: str) -> list[dict[str, Any]]:
         """The last versions of one object, oldest first (for stale reads)."""
         return list(self.versions.get((rtype.storage_key, namespace, name), ()))
