@@ -120,7 +120,7 @@ class Store:
         """All objects of a resource (in one namespace, or all), in etcd's key order.
 
         etcd sorts keys as strings, ``<namespace>/<name>``, so across namespaces ``a-b/x`` comes
-        before ``a/x``; the order is kept between writes that add or remove an object.
+        before ``a/x``. The order is sorted once, then kept in step by every write (see ``_keep_order``).
         """
         bucket = self.bucket(rtype)
         order = self._order.get(rtype.storage_key)
@@ -209,13 +209,10 @@ class Store:
         if change_type == DELETED:
             bucket.pop(key, None)
             self._encodings.pop(history_key, None)
-            self._order.pop(rtype.storage_key, None)
+            self._keep_order(rtype.storage_key, bucket, key, None)
         else:
-            if key not in bucket:
-                self._order.pop(rtype.storage_key, None)
-            else:
-                self._reorder_in_place(rtype.storage_key, bucket, key, stored)
             bucket[key] = stored
+            self._keep_order(rtype.storage_key, bucket, key, stored)
         self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
         self.hub.publish(Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous))
         record = _request_writes.get()
@@ -223,19 +220,27 @@ class Store:
             record.append(revision)
         return stored
 
-    def _reorder_in_place(
-        self, storage_key: tuple[str, str], bucket: dict[Key, Any], key: Key, stored: dict[str, Any]
+    def _keep_order(
+        self, storage_key: tuple[str, str], bucket: dict[Key, Any], key: Key, stored: dict[str, Any] | None
     ) -> None:
-        """An update keeps its key: the ordered objects take the new version where the old one was."""
+        """Keep the ordered objects in step with one write: an update takes the old version's place, a
+        create goes in at its key, a delete (``stored`` None) leaves; no list sorts everything again."""
         order = self._order.get(storage_key)
         if order is None or order[0] is not bucket:
             return
-        strings, values = order[1], order[3]
-        position = bisect.bisect_left(strings, _etcd_key(key))
-        if position < len(strings) and order[2][position] == key:
+        _, strings, keys, values = order
+        string = _etcd_key(key)
+        position = bisect.bisect_left(strings, string)
+        present = position < len(strings) and keys[position] == key
+        if stored is None:
+            if present:
+                del strings[position], keys[position], values[position]
+        elif present:
             values[position] = stored
         else:
-            self._order.pop(storage_key, None)
+            strings.insert(position, string)
+            keys.insert(position, key)
+            values.insert(position, stored)
 
     def generate_name(self, base: str) -> str:
         return base[:58] + "".join(self._random.choice(GENERATE_NAME_ALPHABET) for _ in range(5))
