@@ -131,10 +131,14 @@ def _subresource_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
         handlers = {"get": handle_scale, "update": handle_scale, "patch": handle_scale}
     elif subresource == "finalize" and rtype.kind == "Namespace":
         handlers = {"update": handle_update}
-    else:
+    elif rtype.custom:
         raise APIError.not_found(rtype.group_resource, info.name)
+    else:
+        raise _route_not_found()  # go-restful has no route for it
     if info.verb not in handlers:
-        raise APIError.method_not_supported(rtype.group_resource, info.verb)
+        if rtype.custom:
+            raise APIError.method_not_supported(rtype.group_resource, info.verb)
+        raise _method_not_allowed()
     return handlers[info.verb]
 
 

@@ -101,6 +101,17 @@ class ResourceType:
 
     def subresource_entries(self) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []
+        if self.kind == "Namespace" and not self.custom:
+            # The namespace lifecycle's own subresource: PUT only, listed before status as Go sorts them.
+            entries.append(
+                {
+                    "name": "namespaces/finalize",
+                    "singularName": "",
+                    "namespaced": False,
+                    "kind": "Namespace",
+                    "verbs": ["update"],
+                }
+            )
         if "status" in self.subresources:
             entries.append(
                 {
