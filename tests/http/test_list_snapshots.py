@@ -151,3 +151,14 @@ async def test_a_bad_token_is_reported_before_a_resource_version_next_to_it(clie
     both_bad = await client.get(f"{JOBS}?continue=%21%21%21&resourceVersion=5")
     assert both_bad.status == 400
     assert both_bad.json()["message"].startswith("invalid continue token: continue key is not valid:")
+
+
+async def test_an_exact_or_limited_list_at_a_future_revision_is_etcds_500(client: RawClient) -> None:
+    await _with_jobs(client, ["job-0"])
+    future = int((await client.get(JOBS)).json()["metadata"]["resourceVersion"]) + 10
+    for query in (f"resourceVersion={future}&resourceVersionMatch=Exact", f"resourceVersion={future}&limit=5"):
+        reply = await client.get(f"{JOBS}?{query}")
+        assert reply.status == 500
+        status = reply.json()
+        assert status["message"] == "etcdserver: mvcc: required revision is a future revision"
+        assert "reason" not in status
