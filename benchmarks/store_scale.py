@@ -7,7 +7,9 @@ resourceVersion, managedFields, history), then serves them. This process reads t
 from /proc, once for an empty server and once for the loaded one, and then LISTs one namespace
 (10,000 objects with the defaults) and the first 10,000 of all namespaces (``?limit=10000``) over
 HTTP with aiohttp, timing each request until its last byte arrived, and checking that the list
-holds the expected number of items.
+holds the expected number of items. Then it creates and deletes one ConfigMap at a time, each
+write followed by a one-item LIST of all namespaces (``?limit=1``), timed the same way: what a list
+costs when the store changed just before it (the key order must follow the write).
 
 Goals (issue 3): 100,000 stored objects in at most 500 MB RSS (MB = 10^6 bytes); LIST of 10,000
 objects in at most 300 ms.
@@ -140,6 +142,28 @@ async def list_times(
     return Stats.of(times), size, problems
 
 
+async def list_after_writes(url: str, namespace: str, repeats: int) -> tuple[Stats, list[str]]:
+    """Create, then delete, one ConfigMap ``repeats`` times; time the one-item LIST after each write."""
+    times: list[float] = []
+    problems: list[str] = []
+    collection = f"{url}/api/v1/namespaces/{namespace}/configmaps"
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=600)) as session:
+        for index in range(repeats):
+            name = f"written-{index:04d}"
+            body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
+            for method, target, data in (("POST", collection, body), ("DELETE", f"{collection}/{name}", None)):
+                async with session.request(method, target, json=data) as response:
+                    if response.status not in (200, 201):
+                        problems.append(f"{method} {target}: {response.status}")
+                started = time.perf_counter()
+                async with session.get(f"{url}/api/v1/configmaps", params={"limit": "1"}) as response:
+                    listed = await response.read()
+                times.append(time.perf_counter() - started)
+                if response.status != 200 or len(orjson.loads(listed)["items"]) != 1:
+                    problems.append(f"LIST after {method}: {response.status} {listed[:200]!r}")
+    return Stats.of(times), problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--objects", type=int, default=100_000, help="ConfigMaps to store (default: %(default)s)")
@@ -189,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         lists_cpu = (cpu_seconds(server.pid) - cpu_before) / (2 * (args.repeats + args.warmup))
         problems += more
+        after_write_stats, more = asyncio.run(list_after_writes(server.url, namespace_name(0), args.repeats))
+        problems += more
         after = memory_of(server.pid)
 
     rss = loaded.get("VmRSS", 0)
@@ -236,6 +262,16 @@ def main(argv: list[str] | None = None) -> int:
                 seconds(limit_stats.minimum),
                 f"≤ {seconds(GOAL_LIST_SECONDS)}" if list_size == 10_000 else "",
                 verdict(limit_stats.median <= GOAL_LIST_SECONDS) if list_size == 10_000 else "",
+            ],
+            [
+                "all namespaces, one item, right after a create or a delete (?limit=1)",
+                "1",
+                "",
+                seconds(after_write_stats.median),
+                seconds(after_write_stats.p99),
+                seconds(after_write_stats.minimum),
+                "",
+                "",
             ],
         ],
         right=(1, 2, 3, 4, 5),
