@@ -8,7 +8,7 @@ the comparison, and the committed revision is written into it for everything els
 the two the same bytes that encoding each object would give.
 
 Encodings of committed objects are kept for a short while, by identity (stored objects are never
-mutated), for the answer and watch events that follow the write.
+mutated), for the answer and watch events that follow the write: the last 256 of at most 64 KiB.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ _MEMBER = b'"resourceVersion":"' + _PLACEHOLDER_BYTES + b'"'
 
 _recent: dict[int, tuple[dict[str, Any], bytes]] = {}
 _RECENT_KEPT = 256
+# Larger encodings are made again when needed: the kept ones stay within 256 x 64 KiB.
+_RECENT_MAX_BYTES = 64 * 1024
 
 
 class RevisionSlot:
@@ -63,6 +65,8 @@ def with_revision_slot(obj: dict[str, Any]) -> RevisionSlot:
 
 def remember(obj: dict[str, Any], encoded: bytes) -> None:
     """Keep the encoding of a just-committed object for its answer and watch events."""
+    if len(encoded) > _RECENT_MAX_BYTES:
+        return
     if len(_recent) >= _RECENT_KEPT:
         # Another server's thread may evict at the same moment.
         with contextlib.suppress(KeyError, RuntimeError, StopIteration):

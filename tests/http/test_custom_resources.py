@@ -281,3 +281,16 @@ async def test_deleting_the_crd_removes_its_objects_and_its_endpoints(client: Ra
     gone = await client.get(JOBS)
     assert gone.status == 404
     assert gone.body == b"404 page not found\n"
+
+
+@pytest.mark.parametrize("size", [10, 100_000])
+async def test_a_patch_answers_the_very_bytes_a_get_then_reads(client: RawClient, size: int) -> None:
+    """The answer is spliced from the no-op check's encoding (kept for objects up to 64 KiB)."""
+    await setup(client)
+    body = {**job("big"), "spec": {"text": "<&>" * size, "n": 1}}
+    assert (await client.post(JOBS, body)).status == 201
+    patched = await client.patch(f"{JOBS}/big", [{"op": "replace", "path": "/spec/n", "value": 2.5}])
+    assert patched.status == 200, patched.body
+    read = await client.get(f"{JOBS}/big")
+    assert patched.body == read.body
+    assert b'"n":2.5' in read.body and b"\\u003c\\u0026\\u003e" in read.body
