@@ -119,7 +119,8 @@ def _escape_html(encoded: bytes) -> bytes:
     for raw, escaped in _HTML_ESCAPES:
         if raw in encoded:
             encoded = encoded.replace(raw, escaped)
-    if b"\xe2\x80" in encoded:
+    # One byte first: CPython searches for one byte with memchr, for two bytes ten times slower.
+    if b"\xe2" in encoded and b"\xe2\x80" in encoded:
         encoded = encoded.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
     return encoded
 

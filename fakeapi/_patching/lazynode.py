@@ -20,6 +20,7 @@ mutates a stored value: converting a node builds new containers of child nodes.
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -531,15 +532,16 @@ def result_value(root: Node | None, document_encoding: bytes | None = None, docu
     return decode(marshal(root)) if holds_negative_zero(encoded) else value
 
 
+# ``-0`` followed by what ends a number: names and dates ("job-00001", "2026-01-02") do not match.
+_NEGATIVE_ZERO = re.compile(rb"-0(?=[,\]}]|\Z)")
+
+
 def holds_negative_zero(encoded: bytes) -> bool:
     """Whether Go's encoding holds the number ``-0`` (a float negative zero), not just the text ``-0``."""
-    start = encoded.find(b"-0")
-    while start != -1:
-        before = encoded[start - 1 : start]
-        after = encoded[start + 2 : start + 3]
-        if before in (b":", b",", b"[", b"") and after in (b",", b"]", b"}", b""):
+    for match in _NEGATIVE_ZERO.finditer(encoded):
+        start = match.start()
+        if start == 0 or encoded[start - 1] in b":,[":
             return True
-        start = encoded.find(b"-0", start + 2)
     return False
 
 

@@ -33,34 +33,38 @@ _RECENT_MAX_BYTES = 64 * 1024
 
 
 class RevisionSlot:
-    """An object's encoding without its resourceVersion, and with a slot where one goes."""
+    """An object's encoding without its resourceVersion, and the parts around where one goes."""
 
-    __slots__ = ("_with_slot", "without_revision")
+    __slots__ = ("_around", "without_revision")
 
-    def __init__(self, without_revision: bytes, with_slot: bytes | None) -> None:
+    def __init__(self, without_revision: bytes, around: tuple[bytes, bytes] | None) -> None:
         self.without_revision = without_revision
-        self._with_slot = with_slot
+        self._around = around
 
     def filled(self, revision: str) -> bytes | None:
         """The encoding of the object carrying ``revision`` (None when no slot could be made)."""
-        if self._with_slot is None:
+        if self._around is None:
             return None
-        return self._with_slot.replace(_PLACEHOLDER_BYTES, revision.encode(), 1)
+        before, after = self._around
+        return before + revision.encode() + after
 
 
 def with_revision_slot(obj: dict[str, Any]) -> RevisionSlot:
     """Encode ``obj`` once for the no-op comparison and for the object it becomes when stored."""
     probe = encode(with_metadata(obj, resourceVersion=_PLACEHOLDER))
-    if probe.count(_PLACEHOLDER_BYTES) != 1:
+    slot = probe.find(_PLACEHOLDER_BYTES)
+    if slot == -1 or probe.find(_PLACEHOLDER_BYTES, slot + 1) != -1:
         return RevisionSlot(encode(without_resource_version(obj)), None)
+    start = slot - (len(_MEMBER) - len(_PLACEHOLDER_BYTES) - 1)
+    end = start + len(_MEMBER)
     # The member sits among metadata's sorted keys: before others, after others, or alone.
-    if _MEMBER + b"," in probe:
-        without = probe.replace(_MEMBER + b",", b"", 1)
-    elif b"," + _MEMBER in probe:
-        without = probe.replace(b"," + _MEMBER, b"", 1)
+    if probe[end : end + 1] == b",":
+        without = probe[:start] + probe[end + 1 :]
+    elif probe[start - 1 : start] == b",":
+        without = probe[: start - 1] + probe[end:]
     else:
-        without = probe.replace(_MEMBER, b"", 1)
-    return RevisionSlot(without, probe)
+        without = probe[:start] + probe[end:]
+    return RevisionSlot(without, (probe[:slot], probe[slot + len(_PLACEHOLDER_BYTES) :]))
 
 
 def remember(obj: dict[str, Any], encoded: bytes) -> None:
