@@ -220,7 +220,11 @@ def check_object_meta(value: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
     metadata = value["metadata"]
     if not isinstance(metadata, dict):
         raise fail(f"json: cannot unmarshal {json_kind(metadata)} into Go value of type v1.ObjectMeta")
-    unknown = [f'unknown field "metadata.{key}"' for key in sorted(metadata) if key not in _KNOWN_META]
+    unknown = (
+        []
+        if metadata.keys() <= _KNOWN_META
+        else [f'unknown field "metadata.{key}"' for key in sorted(metadata) if key not in _KNOWN_META]
+    )
     for key in _STRING_FIELDS + _TIME_FIELDS:
         item = metadata.get(key)
         if item is not None and not isinstance(item, str):

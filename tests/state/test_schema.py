@@ -697,3 +697,20 @@ def test_a_change_copies_only_the_containers_on_its_path() -> None:
     assert defaulted["metadata"] is obj["metadata"]
     pruned, _ = prune({**obj, "status": {"phase": "Done", "reason": "x"}}, SCHEMA)
     assert pruned["spec"] is obj["spec"]
+
+
+def test_unknown_keys_inside_owner_references_and_managed_fields_are_reported_and_dropped() -> None:
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "zzz": 1}
+    entry = {"manager": "m", "operation": "Update", "extra": True}
+    obj = {**resource(), "metadata": {"name": "job-1", "ownerReferences": [owner], "managedFields": [entry]}}
+    pruned, reported = prune(obj, PRESERVE_SCHEMA)
+    assert reported == ["metadata.managedFields[0].extra", "metadata.ownerReferences[0].zzz"]
+    assert pruned["metadata"] == {
+        "name": "job-1",
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}],
+        "managedFields": [{"manager": "m", "operation": "Update"}],
+    }
+    known_owner = {key: value for key, value in owner.items() if key != "zzz"}
+    clean = {**resource(), "metadata": {"name": "job-1", "ownerReferences": [known_owner]}}
+    kept, none = prune(clean, PRESERVE_SCHEMA)
+    assert none == [] and kept["metadata"] is clean["metadata"]

@@ -45,8 +45,26 @@ _MANAGED_FIELDS_ENTRY_FIELDS = ("manager", "operation", "apiVersion", "time", "f
 _META_ENTRY_FIELDS = {"ownerReferences": _OWNER_REFERENCE_FIELDS, "managedFields": _MANAGED_FIELDS_ENTRY_FIELDS}
 
 
+_META_ENTRY_FIELD_SETS = {key: frozenset(fields) for key, fields in _META_ENTRY_FIELDS.items()}
+
+
+def _all_known(meta: dict[str, Any]) -> bool:
+    """Whether ObjectMeta knows every key, in the owner references and managed fields entries too."""
+    if not meta.keys() <= _OBJECT_META_FIELDS:
+        return False
+    for key, fields in _META_ENTRY_FIELD_SETS.items():
+        entries = meta.get(key)
+        if isinstance(entries, list):
+            for entry in entries:
+                if isinstance(entry, dict) and not entry.keys() <= fields:
+                    return False
+    return True
+
+
 def known_object_meta(meta: dict[str, Any], prefix: str, out: list[str]) -> dict[str, Any]:
     """Decode into ``metav1.ObjectMeta``: keys it lacks are dropped; kjson names them in sorted-key order."""
+    if _all_known(meta):
+        return meta  # the usual case, checked without sorting anything
     reported = len(out)
     for key in sorted(meta):
         if key not in _OBJECT_META_FIELDS:
