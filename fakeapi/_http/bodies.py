@@ -279,7 +279,7 @@ def check_object_meta(value: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
             # A null map value decodes into Go's zero string. A map without one stays the very same
             # object, so that update validation can tell it was validated when it was stored.
             item = {k: ("" if v is None else v) for k, v in item.items()}
-        if item in ("", [], {}) or (key in _INT_FIELDS and item == 0):
-            continue  # every ObjectMeta field is omitempty
+        if not item and (key in _INT_FIELDS or isinstance(item, (str, list, dict))):
+            continue  # every ObjectMeta field is omitempty: "", [], {} and 0 are dropped
         cleaned[key] = item
     return {**value, "metadata": cleaned}, unknown

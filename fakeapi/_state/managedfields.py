@@ -87,17 +87,21 @@ def _diff(old: Any, new: Any, prefix: Path, changed: set[Path], removed: set[Pat
                 previous = old.get("metadata")
                 old_meta: dict[str, Any] = previous if isinstance(previous, dict) else {}
                 new_meta: dict[str, Any] = value if isinstance(value, dict) else {}
-                for meta_key in (set(old_meta) | set(new_meta)) - _NEVER_TRACKED_METADATA:
-                    path = (*prefix, "metadata", meta_key)
-                    if meta_key not in new_meta:
-                        _collect(old_meta[meta_key], path, removed)
-                    elif meta_key not in old_meta:
-                        _collect(new_meta[meta_key], path, changed)
-                    else:
-                        _diff(old_meta[meta_key], new_meta[meta_key], path, changed, removed)
+                for meta_key, item in new_meta.items():
+                    if meta_key in _NEVER_TRACKED_METADATA:
+                        continue
+                    if meta_key not in old_meta:
+                        _collect(item, (*prefix, "metadata", meta_key), changed)
+                    elif old_meta[meta_key] is not item:
+                        _diff(old_meta[meta_key], item, (*prefix, "metadata", meta_key), changed, removed)
+                for meta_key, item in old_meta.items():
+                    if meta_key not in new_meta and meta_key not in _NEVER_TRACKED_METADATA:
+                        _collect(item, (*prefix, "metadata", meta_key), removed)
                 continue
             if key in old:
-                _diff(old[key], value, (*prefix, key), changed, removed)
+                previous = old[key]
+                if previous is not value:  # a shared subtree changed nothing: no call, no path
+                    _diff(previous, value, (*prefix, key), changed, removed)
             else:
                 _collect(value, (*prefix, key), changed)
         for key, value in old.items():
