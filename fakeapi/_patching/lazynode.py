@@ -488,10 +488,11 @@ def materialize(node: Any) -> Any:
     if node.which == DOC:
         if node.doc is None:
             return None
-        return {key: materialize(child) for key, child in node.doc.items()}
+        # Children no operation touched are the stored values themselves: no call for them.
+        return {key: materialize(child) if child.__class__ is Node else child for key, child in node.doc.items()}
     if node.ary is None:
         return None
-    return [materialize(child) for child in node.ary]
+    return [materialize(child) if child.__class__ is Node else child for child in node.ary]
 
 
 _stored_negative_zero: dict[int, tuple[Any, bool]] = {}
