@@ -27,7 +27,6 @@ __all__ = ["handle_get", "handle_list", "selector_filter"]
 
 # etcd3/errors.go: a list at a compacted revision, and a continue token whose revision is compacted.
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
-FUTURE_REVISION = "etcdserver: mvcc: required revision is a future revision"
 INCONSISTENT_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. You can start a new list "
     "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
@@ -74,7 +73,7 @@ def _list_source(
     A continue token reads at its revision; ``resourceVersionMatch=Exact``, and a ``limit`` with a
     resourceVersion and no match, read at that resourceVersion (the watch cache hands both to etcd).
     Anything else reads the latest state. A revision whose changes are compacted is 410 Expired; a
-    revision not reached yet is etcd's own error, which v1.32 answers as a 500.
+    revision not reached yet is 504 Too large resource version.
     """
     store = state.store
     if options.continue_token:
@@ -91,13 +90,24 @@ def _list_source(
     if options.resource_version not in ("", "0") and (match == "Exact" or (not match and options.limit > 0)):
         requested = _list_resource_version(options.resource_version)
         if requested > store.revision:
-            # etcd refuses the range read and v1.32's GetList passes its error on as it is.
-            raise APIError.internal(FUTURE_REVISION)
+            raise _too_large_resource_version(requested, store.revision)
         objects = store.items_at(rtype, namespace, requested)
         if objects is None:
             raise APIError.expired(EXPIRED_LIST)
         return objects, requested, ""
     return store.items(rtype, namespace), store.revision, ""
+
+
+def _too_large_resource_version(requested: int, current: int) -> APIError:
+    """etcd refuses a range read at a revision it has not reached; GetList maps that to
+    ``storage.NewTooLargeResourceVersionError(rv, current, 0)`` since release-1.34 (the reference's
+    baseline; earlier releases passed etcd's own error on as a 500)."""
+    return APIError(
+        f"Timeout: Too large resource version: {requested}, current: {current}",
+        reason="Timeout",
+        code=504,
+        details={"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]},
+    )
 
 
 def _list_resource_version(text: str) -> int:

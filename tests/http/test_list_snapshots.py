@@ -153,12 +153,21 @@ async def test_a_bad_token_is_reported_before_a_resource_version_next_to_it(clie
     assert both_bad.json()["message"].startswith("invalid continue token: continue key is not valid:")
 
 
-async def test_an_exact_or_limited_list_at_a_future_revision_is_etcds_500(client: RawClient) -> None:
+async def test_an_exact_or_limited_list_at_a_future_revision_is_504_too_large(client: RawClient) -> None:
     await _with_jobs(client, ["job-0"])
-    future = int((await client.get(JOBS)).json()["metadata"]["resourceVersion"]) + 10
+    current = int((await client.get(JOBS)).json()["metadata"]["resourceVersion"])
+    future = current + 10
     for query in (f"resourceVersion={future}&resourceVersionMatch=Exact", f"resourceVersion={future}&limit=5"):
         reply = await client.get(f"{JOBS}?{query}")
-        assert reply.status == 500
-        status = reply.json()
-        assert status["message"] == "etcdserver: mvcc: required revision is a future revision"
-        assert "reason" not in status
+        assert reply.status == 504
+        assert "Retry-After" not in reply.headers
+        assert reply.json() == {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": f"Timeout: Too large resource version: {future}, current: {current}",
+            "reason": "Timeout",
+            "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]},
+            "code": 504,
+        }
