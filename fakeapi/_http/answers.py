@@ -17,7 +17,8 @@ from fakeapi._http.negotiation import (
     Answer,
     negotiate_answer,
 )
-from fakeapi._http.responses import object_response, wants_pretty
+from fakeapi._http.responses import JSON, object_response, wants_pretty
+from fakeapi._state.encodings import encode_kept
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError
@@ -93,6 +94,12 @@ def respond(
         return object_response(
             partial, status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings
         )
+    shown = served(rtype, obj)
+    indented = pretty(request)
+    body = None
+    if shown is obj and answer.media_type == JSON and not indented:
+        # A stored object is read again and again (GETs, polling): its encoding is kept for a while.
+        body = encode_kept(obj) + b"\n"
     return object_response(
-        served(rtype, obj), status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings
+        shown, status=status, media_type=answer.media_type, pretty=indented, warnings=warnings, body=body
     )

@@ -19,7 +19,7 @@ from typing import Any
 from fakeapi._patching.goencode import encode
 from fakeapi._state.objects import with_metadata, without_resource_version
 
-__all__ = ["RevisionSlot", "encode_stored", "remember", "with_revision_slot"]
+__all__ = ["RevisionSlot", "encode_kept", "encode_stored", "remember", "with_revision_slot"]
 
 # A private-use string no object holds in practice; one that does gets encoded the plain way.
 _PLACEHOLDER = "\ue000fakeapi-resource-version\ue001"
@@ -76,6 +76,16 @@ def remember(obj: dict[str, Any], encoded: bytes) -> None:
         with contextlib.suppress(KeyError, RuntimeError, StopIteration):
             del _recent[next(iter(_recent))]
     _recent[id(obj)] = (obj, encoded)
+
+
+def encode_kept(obj: dict[str, Any]) -> bytes:
+    """Like :func:`encode_stored`, and a stored object encoded now is kept too (it is never mutated)."""
+    cached = _recent.get(id(obj))
+    if cached is not None and cached[0] is obj:
+        return cached[1]
+    encoded = encode(obj)
+    remember(obj, encoded)
+    return encoded
 
 
 def encode_stored(obj: dict[str, Any]) -> bytes:
