@@ -130,7 +130,7 @@ def _subresource_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
         handlers: dict[str, Handler] = {"get": handle_get, "update": handle_update, "patch": handle_patch}
     elif subresource == "scale" and "scale" in rtype.subresources:
         handlers = {"get": handle_scale, "update": handle_scale, "patch": handle_scale}
-    elif subresource == "finalize" and rtype.kind == "Namespace":
+    elif subresource == "finalize" and "finalize" in rtype.subresources:
         handlers = {"update": handle_update}
     elif rtype.custom:
         raise APIError.not_found(rtype.group_resource, info.name)

@@ -101,14 +101,14 @@ class ResourceType:
 
     def subresource_entries(self) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []
-        if self.kind == "Namespace" and not self.custom:
-            # The namespace lifecycle's own subresource: PUT only, listed before status as Go sorts them.
+        if "finalize" in self.subresources:
+            # PUT only; Go lists a resource's subresources sorted, so finalize comes before status.
             entries.append(
                 {
-                    "name": "namespaces/finalize",
+                    "name": f"{self.plural}/finalize",
                     "singularName": "",
-                    "namespaced": False,
-                    "kind": "Namespace",
+                    "namespaced": self.namespaced,
+                    "kind": self.kind,
                     "verbs": ["update"],
                 }
             )
@@ -178,7 +178,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         False,
         verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
         short_names=("ns",),
-        subresources=("status",),
+        subresources=("finalize", "status"),
     ),
     _builtin("", "v1", "configmaps", "ConfigMap", short_names=("cm",)),
     _builtin("", "v1", "secrets", "Secret"),
