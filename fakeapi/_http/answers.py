@@ -18,12 +18,13 @@ from fakeapi._http.negotiation import (
     negotiate_answer,
 )
 from fakeapi._http.responses import JSON, object_response, wants_pretty
+from fakeapi._patching.goencode import encode
 from fakeapi._state.encodings import encode_kept
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError
 
-__all__ = ["MAX_REQUEST_BODY_BYTES", "answer_for", "pretty", "read_body", "respond", "served"]
+__all__ = ["MAX_REQUEST_BODY_BYTES", "answer_for", "pretty", "read_body", "respond", "served", "served_encoding"]
 
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 
@@ -52,6 +53,12 @@ def served(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     if obj.get("apiVersion") == rtype.api_version:
         return obj
     return {**obj, "apiVersion": rtype.api_version}
+
+
+def served_encoding(rtype: ResourceType, obj: dict[str, Any]) -> bytes:
+    """Go's encoding of a stored object as :func:`served` shows it: the kept bytes at its own version."""
+    shown = served(rtype, obj)
+    return encode_kept(obj) if shown is obj else encode(shown)
 
 
 def answer_for(request: web.BaseRequest) -> Answer:
@@ -94,12 +101,9 @@ def respond(
         return object_response(
             partial, status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings
         )
-    shown = served(rtype, obj)
     indented = pretty(request)
-    body = None
-    if shown is obj and answer.media_type == JSON and not indented:
-        # A stored object is read again and again (GETs, polling): its encoding is kept for a while.
-        body = encode_kept(obj) + b"\n"
+    # A stored object is read again and again (GETs, polling): its encoding is kept for a while.
+    body = served_encoding(rtype, obj) + b"\n" if answer.media_type == JSON and not indented else None
     return object_response(
-        shown, status=status, media_type=answer.media_type, pretty=indented, warnings=warnings, body=body
+        served(rtype, obj), status=status, media_type=answer.media_type, pretty=indented, warnings=warnings, body=body
     )

@@ -100,8 +100,12 @@ def _list_source(
 
 def _too_large_resource_version(requested: int, current: int) -> APIError:
     """etcd refuses a range read at a revision it has not reached; GetList maps that to
-    ``storage.NewTooLargeResourceVersionError(rv, current, 0)`` since release-1.34 (the reference's
-    baseline; earlier releases passed etcd's own error on as a 500)."""
+    ``storage.NewTooLargeResourceVersionError(rv, current, 0)`` from release-1.34 on, the reference's
+    baseline (earlier releases passed etcd's own error on as a 500).
+
+    Inferred: read from kubernetes PR 132374 and its follow-up issue 132526, not from the release
+    branch's source; ``current`` is taken to be the store's latest revision.
+    """
     return APIError(
         f"Timeout: Too large resource version: {requested}, current: {current}",
         reason="Timeout",

@@ -16,9 +16,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from fakeapi._patching.goencode import encode_in_order, format_float
+from fakeapi._patching.goencode import encode, encode_in_order, format_float
 from fakeapi._patching.gofloat import GoFloat
-from fakeapi._state.encodings import encode_stored
 from fakeapi.errors import APIError
 
 __all__ = ["encode_body", "error_response", "object_response", "wants_pretty", "warning_header_value"]
@@ -56,7 +55,7 @@ def encode_body(value: Any, *, media_type: str = JSON, pretty: bool = False, ord
         for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026")):
             text = text.replace(raw, escaped)
         return text  # json.MarshalIndent output, with nothing after it
-    return (encode_in_order(value) if ordered else encode_stored(value)) + b"\n"
+    return (encode_in_order(value) if ordered else encode(value)) + b"\n"
 
 
 def _plain(value: Any) -> Any:

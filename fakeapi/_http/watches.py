@@ -18,7 +18,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractStreamWriter
 
-from fakeapi._http.answers import served
+from fakeapi._http.answers import served, served_encoding
 from fakeapi._http.context import ServerState
 from fakeapi._http.keys import STREAM
 from fakeapi._http.negotiation import negotiate_answer
@@ -26,7 +26,7 @@ from fakeapi._http.options import parse_list_options, parse_resource_version
 from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._patching.goencode import encode, encode_in_order
-from fakeapi._state.encodings import encode_stored
+from fakeapi._state.encodings import KeptByIdentity
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.watching import ADDED, Watcher
@@ -42,22 +42,17 @@ def _event_line(kind: str, body: bytes) -> bytes:
     return b'{"type":"' + kind.encode() + b'","object":' + body + b"}\n"
 
 
-# Event lines of the objects lately sent, by identity (a kept object's id cannot be reused). Watchers
-# take their queued events in batches of different lengths, so one entry would not do.
-_lines: dict[tuple[int, str, str], tuple[dict[str, Any], bytes]] = {}
-_LINES_KEPT = 256
+# Event lines of the objects lately sent: watchers take their queued events in batches of different
+# lengths, so the line for one change is asked for many times, not only right after the write.
+_lines = KeptByIdentity(256)
 
 
 def _line_once(kind: str, obj: dict[str, Any], rtype: ResourceType, api_version: str) -> bytes:
     """The same change goes to every watcher: encode it once (objects are never mutated)."""
-    key = (id(obj), kind, api_version)
-    cached = _lines.get(key)
-    if cached is not None and cached[0] is obj:
-        return cached[1]
-    line = _event_line(kind, encode_stored(served(rtype, obj)))
-    if len(_lines) >= _LINES_KEPT:
-        del _lines[next(iter(_lines))]
-    _lines[key] = (obj, line)
+    line = _lines.get(obj, (kind, api_version))
+    if line is None:
+        line = _event_line(kind, served_encoding(rtype, obj))
+        _lines.put(obj, line, (kind, api_version))
     return line
 
 

@@ -19,17 +19,45 @@ from typing import Any
 from fakeapi._patching.goencode import encode
 from fakeapi._state.objects import with_metadata, without_resource_version
 
-__all__ = ["RevisionSlot", "encode_kept", "encode_stored", "remember", "with_revision_slot"]
+__all__ = ["KeptByIdentity", "RevisionSlot", "encode_kept", "remember", "with_revision_slot"]
 
 # A private-use string no object holds in practice; one that does gets encoded the plain way.
 _PLACEHOLDER = "\ue000fakeapi-resource-version\ue001"
 _PLACEHOLDER_BYTES = _PLACEHOLDER.encode()
 _MEMBER = b'"resourceVersion":"' + _PLACEHOLDER_BYTES + b'"'
 
-_recent: dict[int, tuple[dict[str, Any], bytes]] = {}
-_RECENT_KEPT = 256
-# Larger encodings are made again when needed: the kept ones stay within 256 x 64 KiB.
-_RECENT_MAX_BYTES = 64 * 1024
+
+class KeptByIdentity:
+    """Values made from stored objects, kept by the object's identity (and a tag), the oldest dropped first.
+
+    Stored objects are never mutated, and a kept object cannot be collected, so its id cannot be
+    reused: an entry found for an object is still right for it.
+    """
+
+    __slots__ = ("_entries", "_limit", "_max_bytes")
+
+    def __init__(self, limit: int, max_bytes: int | None = None) -> None:
+        self._entries: dict[tuple[int, Any], tuple[dict[str, Any], bytes]] = {}
+        self._limit = limit
+        self._max_bytes = max_bytes  # larger values are made again when needed
+
+    def get(self, obj: dict[str, Any], tag: Any = None) -> bytes | None:
+        cached = self._entries.get((id(obj), tag))
+        return cached[1] if cached is not None and cached[0] is obj else None
+
+    def put(self, obj: dict[str, Any], value: bytes, tag: Any = None) -> None:
+        if self._max_bytes is not None and len(value) > self._max_bytes:
+            return
+        entries = self._entries
+        if len(entries) >= self._limit:
+            # Another server's thread may evict at the same moment.
+            with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+                del entries[next(iter(entries))]
+        entries[(id(obj), tag)] = (obj, value)
+
+
+# The last 256 committed or answered objects' encodings, of at most 64 KiB each.
+_recent = KeptByIdentity(256, 64 * 1024)
 
 
 class RevisionSlot:
@@ -69,28 +97,13 @@ def with_revision_slot(obj: dict[str, Any]) -> RevisionSlot:
 
 def remember(obj: dict[str, Any], encoded: bytes) -> None:
     """Keep the encoding of a just-committed object for its answer and watch events."""
-    if len(encoded) > _RECENT_MAX_BYTES:
-        return
-    if len(_recent) >= _RECENT_KEPT:
-        # Another server's thread may evict at the same moment.
-        with contextlib.suppress(KeyError, RuntimeError, StopIteration):
-            del _recent[next(iter(_recent))]
-    _recent[id(obj)] = (obj, encoded)
+    _recent.put(obj, encoded)
 
 
 def encode_kept(obj: dict[str, Any]) -> bytes:
-    """Like :func:`encode_stored`, and a stored object encoded now is kept too (it is never mutated)."""
-    cached = _recent.get(id(obj))
-    if cached is not None and cached[0] is obj:
-        return cached[1]
-    encoded = encode(obj)
-    remember(obj, encoded)
+    """Go's encoding of a stored object: the bytes kept for it, else encoded now and kept."""
+    encoded = _recent.get(obj)
+    if encoded is None:
+        encoded = encode(obj)
+        _recent.put(obj, encoded)
     return encoded
-
-
-def encode_stored(obj: dict[str, Any]) -> bytes:
-    """Go's encoding of a stored object: the bytes made at its write when still kept, else encoded now."""
-    cached = _recent.get(id(obj))
-    if cached is not None and cached[0] is obj:
-        return cached[1]
-    return encode(obj)
