@@ -24,7 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from scenarios._actors import SetupContext, TickContext
+    from scenarios._actors import ActorCrashed, SetupContext, TickContext
     from scenarios._checks import (
         at_least_once,
         at_most_once,
@@ -47,6 +47,7 @@ _EXPORTS = {
     "BUILTINS": "scenarios.builtin",
     "FAULTS": "scenarios._faults",
     "Actor": "scenarios._model",
+    "ActorCrashed": "scenarios._actors",
     "Check": "scenarios._model",
     "Effect": "scenarios._model",
     "Exploration": "scenarios._exploring",
@@ -75,6 +76,7 @@ __all__ = [
     "BUILTINS",
     "FAULTS",
     "Actor",
+    "ActorCrashed",
     "Check",
     "Effect",
     "Exploration",

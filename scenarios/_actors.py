@@ -11,11 +11,14 @@ time, so this is never ambiguous.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import ctypes
 import inspect
 import os
 import re
 import ssl
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +28,16 @@ import aiohttp
 
 from scenarios._model import Actor
 
-__all__ = ["ActorClients", "ActorRuntime", "KubeconfigPointer", "SetupContext", "TickContext", "describe_error"]
+__all__ = [
+    "ActorClients",
+    "ActorCrashed",
+    "ActorRuntime",
+    "ActorThreads",
+    "KubeconfigPointer",
+    "SetupContext",
+    "TickContext",
+    "describe_error",
+]
 
 _CLIENT_MODULES = ("kubernetes_asyncio.config.kube_config", "kubernetes.config.kube_config")
 _DEFAULT_LOCATION = "KUBE_CONFIG_DEFAULT_LOCATION"
@@ -133,9 +145,60 @@ def _session_for(configuration: Any) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(base_url=configuration.host, headers=headers, connector=connector)
 
 
+class ActorCrashed(BaseException):
+    """Raised where an actor's code stands when its process dies (a BaseException: ``except Exception``
+    in the tick does not stop it)."""
+
+
+class ActorThreads:
+    """The threads running an actor's blocking code (a synchronous tick, ``ctx.blocking``), so that a
+    crash can stop them where they stand: :class:`ActorCrashed` is raised in each at its next Python
+    instruction, which for a thread waiting on a held request is the moment its socket read returns."""
+
+    def __init__(self, executor: concurrent.futures.Executor | None = None) -> None:
+        self._executor = executor
+        self._lock = threading.Lock()
+        self._running: set[int] = set()
+        self._futures: set[concurrent.futures.Future[Any]] = set()
+
+    async def run(self, function: Callable[..., Any], *args: Any) -> Any:
+        running, lock = self._running, self._lock
+
+        def body() -> Any:
+            ident = threading.get_ident()
+            with lock:
+                running.add(ident)
+            try:
+                return function(*args)
+            finally:
+                with lock:
+                    running.discard(ident)
+
+        if self._executor is None:
+            return await asyncio.to_thread(body)
+        future = self._executor.submit(body)
+        self._futures.add(future)
+        future.add_done_callback(self._futures.discard)
+        return await asyncio.wrap_future(future)
+
+    def interrupt(self) -> None:
+        with self._lock:
+            for ident in self._running:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(ActorCrashed))
+
+    async def join(self) -> None:
+        """Until every thread started for this actor has returned (or raised)."""
+        for future in list(self._futures):
+            await asyncio.gather(asyncio.wrap_future(future), return_exceptions=True)
+
+
 @dataclass
 class ActorRuntime:
-    """An actor's life within one run."""
+    """An actor's life within one run.
+
+    ``effects_since_request``: side effects declared since its last request, in this tick; a crash
+    point only differs from one already offered when something observable happened since.
+    """
 
     actor: Actor
     incarnation: int = 0
@@ -143,12 +206,15 @@ class ActorRuntime:
     restarts_left: int = 0
     requests: int = 0
     last_step: int = 0
+    effects_since_request: int = 0
+    dying: bool = False
     memory: dict[str, Any] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
+    threads: ActorThreads = field(default_factory=ActorThreads)
 
     @property
-    def stoppable(self) -> bool:
-        """Whether cancelling the task stops the actor (not so for a blocking tick in a thread)."""
+    def asynchronous(self) -> bool:
+        """Whether the tick runs on the event loop (cancelled to crash) or in a thread (interrupted)."""
         return inspect.iscoroutinefunction(self.actor.tick)
 
 
@@ -165,6 +231,7 @@ class TickContext:
         self.namespace = namespace
         self._clients = clients
         self._record = record
+        self._threads = runtime.threads
 
     @property
     def kubeconfig(self) -> Path:
@@ -208,7 +275,7 @@ class TickContext:
 
     async def blocking(self, function: Callable[..., Any], *args: Any) -> Any:
         """Run blocking client code (the ``kubernetes`` package) off the event loop the server shares."""
-        return await asyncio.to_thread(function, *args)
+        return await self._threads.run(function, *args)
 
     def effect(self, name: str, key: str) -> None:
         """Declare that the non-idempotent step ``name`` happened for ``key`` (checked for exactly-once)."""
@@ -223,12 +290,13 @@ class SetupContext:
     namespace: str = "default"
 
 
-async def run_tick(actor: Actor, context: TickContext) -> None:
+async def run_tick(runtime: ActorRuntime, context: TickContext) -> None:
     """One tick, async or not: blocking ticks run in a thread so the server keeps serving."""
-    if inspect.iscoroutinefunction(actor.tick):
-        await actor.tick(context)
+    tick = runtime.actor.tick
+    if inspect.iscoroutinefunction(tick):
+        await tick(context)
         return
-    result = await asyncio.to_thread(actor.tick, context)
+    result = await runtime.threads.run(tick, context)
     if inspect.isawaitable(result):
         await result
 

@@ -37,15 +37,37 @@ class _Count:
     keys: tuple[str, ...]
     safety: bool
     liveness: bool
+    for_each: str = ""
 
     @property
     def name(self) -> str:
         kind = "exactly once" if self.safety and self.liveness else "at most once" if self.safety else "at least once"
+        if self.for_each:
+            return f'"{self.effect}" {kind} for every {self.for_each} of the scenario'
         return f'"{self.effect}" {kind} for {", ".join(self.keys) or "every key"}'
+
+    def expected_keys(self, run: RunRecord) -> tuple[str, ...]:
+        """The keys this check judges: the given ones, or ``namespace/name`` of every object of the kind."""
+        if not self.for_each:
+            return self.keys
+        keys = tuple(
+            "/".join(filter(None, (key[2], key[3])))
+            for key, obj in run.initial.items()
+            if self.for_each in (key[1], obj.get("kind"))
+        )
+        if not keys:
+            kinds = sorted({str(obj.get("kind", key[1])) for key, obj in run.initial.items()})
+            raise ValueError(f"{self.name}: no {self.for_each} among the scenario's objects ({', '.join(kinds)})")
+        return keys
+
+    def exercised(self, run: RunRecord) -> bool:
+        """Whether this run gave the check something to judge: the effect happened (safety alone
+        cannot fail in a run where it never does; liveness can, so it is always exercised)."""
+        return self.liveness or bool(run.effects_named(self.effect))
 
     def __call__(self, run: RunRecord) -> list[Violation]:
         effects = run.effects_named(self.effect)
-        keys = self.keys or tuple(sorted({effect.key for effect in effects}))
+        keys = self.expected_keys(run) or tuple(sorted({effect.key for effect in effects}))
         violations = []
         for key in keys:
             happened = [effect for effect in effects if effect.key == key]
@@ -79,17 +101,42 @@ def _refused_writes(run: RunRecord) -> list[str]:
     ]
 
 
-def exactly_once(effect: str, *keys: str) -> Check:
-    """The effect happens at most once (safety) and at least once (liveness) for each key."""
-    return _Count(effect, keys, safety=True, liveness=True)
+def _expecting(kind: str, effect: str, keys: tuple[str, ...], for_each: str) -> None:
+    if keys and for_each:
+        raise ValueError(f"{kind}({effect!r}): give the keys or for_each, not both")
+    if not keys and not for_each:
+        raise ValueError(
+            f"{kind}({effect!r}) needs the keys the effect must happen for, or it could never see one "
+            f'missing: {kind}({effect!r}, "default/job-1"), or {kind}({effect!r}, for_each="Job") for every '
+            f"Job among the scenario's objects (keys namespace/name); at_most_once({effect!r}) checks safety alone "
+            "for every key that happens"
+        )
 
 
-def at_most_once(effect: str, *keys: str) -> Check:
-    return _Count(effect, keys, safety=True, liveness=False)
+def exactly_once(effect: str, *keys: str, for_each: str = "") -> Check:
+    """The effect happens at most once (safety) and at least once (liveness) for each key.
+
+    The keys are given (``"default/job-1"``, as the tick declares them with ``ctx.effect``), or derived:
+    ``for_each="Job"`` (a kind or a resource) expects one per object of that kind in the scenario's
+    objects, keyed ``namespace/name`` (``name`` for a cluster-scoped one).
+    """
+    _expecting("exactly_once", effect, keys, for_each)
+    return _Count(effect, keys, safety=True, liveness=True, for_each=for_each)
 
 
-def at_least_once(effect: str, *keys: str) -> Check:
-    return _Count(effect, keys, safety=False, liveness=True)
+def at_most_once(effect: str, *keys: str, for_each: str = "") -> Check:
+    """The effect happens at most once for each key (every key that happens, when none is given).
+
+    A verdict of "holds" needs the effect to have happened in some schedule: a claim nobody ever
+    wins is not proven safe, it is untested (the verdict is then "unknown").
+    """
+    return _Count(effect, keys, safety=True, liveness=False, for_each=for_each)
+
+
+def at_least_once(effect: str, *keys: str, for_each: str = "") -> Check:
+    """The effect happens at least once for each key (given, or ``for_each`` object of a kind)."""
+    _expecting("at_least_once", effect, keys, for_each)
+    return _Count(effect, keys, safety=False, liveness=True, for_each=for_each)
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,25 @@
-"""The engine: runs a scenario's actors against fakeapi, one released request at a time.
+"""The engine: runs a scenario's actors against fakeapi, one released action at a time.
 
 Everything shares one event loop: the server, the conductor at its gate, and the actors' tasks.
-A run restores the store from a snapshot, starts the actors one by one (each until it is blocked at
-the gate or done), then repeatedly asks a chooser which held request to release, and with which
-fault, and waits until that actor is blocked again or done. The other actors cannot move meanwhile,
+A run restores the store from a snapshot, starts the actors one by one (each until it is held at
+the gate or done), then repeatedly asks a chooser which held action to release, and with which
+fault, and waits until that actor is held again or done. The other actors cannot move meanwhile,
 so the run is a function of its choices. Clients and the server live across runs; only the store
 is restored, which is what keeps a schedule cheap.
+
+Crashes follow docs/scenarios-crash-model.md: an actor dies before a request leaves, after the
+server ran a write (before it acts on the answer), or at the end of a tick whose last action was a
+side effect. An async tick is cancelled where it stands; a synchronous one (a thread) gets
+:class:`ActorCrashed` raised at its next Python instruction. Either way no more of its code runs
+before the engine restarts it with empty memory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import inspect
 import json
 import logging
 import tempfile
@@ -24,26 +32,42 @@ import aiohttp
 from fakeapi import FakeAPIServer, GateDecision, GateRequest
 from scenarios._actors import (
     ActorClients,
+    ActorCrashed,
     ActorRuntime,
+    ActorThreads,
     KubeconfigPointer,
     SetupContext,
     TickContext,
     describe_error,
     run_tick,
 )
-from scenarios._faults import FAULTS, applicable, decision_for, validate_faults
-from scenarios._gating import Conductor
-from scenarios._model import ActorError, Choice, Effect, ObjectKey, Option, RunRecord, Scenario, Step
+from scenarios._faults import FAULTS, Fault, enabled_faults, validate_faults
+from scenarios._gating import Conductor, Held
+from scenarios._model import (
+    TICK_END,
+    ActorError,
+    Choice,
+    Effect,
+    ObjectKey,
+    Option,
+    RunRecord,
+    Scenario,
+    Step,
+)
 from scenarios._schedules import Chooser, observe
 
 __all__ = ["FIXED_CLOCK", "Engine", "EngineStuck", "object_key"]
 
 FIXED_CLOCK = 1_700_000_000.0
 _SETUP_TOKEN = "scenarios-setup"
+_NO_TARGET: ObjectKey = ("", "", "", "")
+_RESENDS_CUT = 3  # urllib3 resends up to three times by default, aiohttp once
+_WATCH_FAULTS = ("watch-drop", "watch-expire")
 
 # Requests still held when a run ends get a 503 rather than a cut: their actors are being cancelled
 # anyway, and a cut would make aiohttp log a traceback.
 _RUN_OVER = GateDecision(fail_before={"code": 503, "reason": "ServiceUnavailable", "message": "the run is over"})
+_DIE = GateDecision(drop_before=True)
 
 
 class _QuietCuts(logging.Filter):
@@ -78,12 +102,17 @@ class Engine:
             raise ValueError(f"actor names must be unique: {names}")
         self.scenario = scenario
         self.settle_timeout = settle_timeout
-        self.server = FakeAPIServer(clock=lambda: FIXED_CLOCK, seed=scenario.seed)
+        self.faults: tuple[Fault, ...] = enabled_faults(scenario.faults)
+        self.crashes = "crash" in scenario.faults
+        self.server = FakeAPIServer(clock=lambda: FIXED_CLOCK, seed=scenario.server_seed)
         self.conductor = Conductor(set(names))
-        self.conductor.hold_watches = any(FAULTS[name].verbs == ("watch",) for name in scenario.faults)
+        self.conductor.hold_watches = any(name in _WATCH_FAULTS for name in scenario.faults)
         self.pointer = KubeconfigPointer()
         self.clients: dict[str, ActorClients] = {}
         self._workdir = tempfile.TemporaryDirectory(prefix="scenarios-")
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=2 * len(names) + 2, thread_name_prefix="scenarios-actor"
+        )
         self._kinds: dict[tuple[str, str], tuple[str, str]] = {}
         self._initial: dict[ObjectKey, dict[str, Any]] = {}
         self._snapshot: Any = None
@@ -112,6 +141,7 @@ class Engine:
                 await clients.close()
         self.pointer.restore()
         await self.server.stop()
+        self._executor.shutdown(wait=False, cancel_futures=True)
         logging.getLogger("aiohttp.server").removeFilter(_QUIET_CUTS)
         self._workdir.cleanup()
 
@@ -179,8 +209,13 @@ class Engine:
         self._record = record = RunRecord(choices=[], initial=self._initial)
         self._faults_used = 0
         self._runtimes = {
-            actor.name: ActorRuntime(actor, restarts_left=actor.restarts) for actor in self.scenario.actors
+            actor.name: ActorRuntime(actor, restarts_left=actor.restarts, threads=ActorThreads(self._executor))
+            for actor in self.scenario.actors
         }
+        if self.scenario.before_run is not None:
+            outcome = self.scenario.before_run()
+            if inspect.isawaitable(outcome):
+                await outcome
         self.conductor.active = True
         try:
             for actor in self.scenario.actors:
@@ -190,7 +225,7 @@ class Engine:
                 if len(record.steps) >= self.scenario.max_steps:
                     record.outcome = "step-budget"
                     break
-                options, requests = self._options()
+                options, pending = self._options()
                 default = _default_choice(options, previous)
                 index = chooser.choose(options, default)
                 if index is None:
@@ -201,42 +236,59 @@ class Engine:
                     i for i, o in enumerate(options) if o.label == (chosen.actor, "", chosen.method, chosen.path)
                 )
                 record.choices.append(Choice(index, len(options), default, plain, chosen.fault))
-                committed = await self._perform(options[index], requests[index])
+                committed = await self._perform(chosen, pending[index])
                 observe(chooser, committed)
-                previous = options[index].actor
+                previous = chosen.actor
         finally:
             await self._halt()
         journal = {entry.sequence: entry for entry in self.server.journal}
         for step in record.steps:
-            step.entry = journal.get(step.sequence)
+            step.entry = journal.get(step.sequence) if step.sequence else None
         record.final = {key: self._fetch(key) for key in self._initial}
         return record
 
-    def _options(self) -> tuple[list[Option], list[GateRequest]]:
+    def _options(self) -> tuple[list[Option], list[Held]]:
+        """Every held action, each alone and then with each fault that applies to it, in a fixed order."""
         options: list[Option] = []
-        requests: list[GateRequest] = []
+        pending: list[Held] = []
         budget = self._faults_used < self.scenario.max_faults
         for actor in sorted(self.conductor.held):
             runtime = self._runtimes[actor]
             for held in self.conductor.held[actor]:
                 request = held.request
+                if request is None:
+                    options.append(Option(actor, None, "", "", TICK_END, _NO_TARGET))
+                    pending.append(held)
+                    if budget and self._may_crash(runtime):
+                        options.append(Option(actor, "crash", "", "", TICK_END, _NO_TARGET))
+                        pending.append(held)
+                    continue
                 target = (request.group, request.resource, request.namespace, request.name)
-                base = Option(actor, None, request.method, request.path, request.verb, target)
-                options.append(base)
-                requests.append(request)
+                options.append(Option(actor, None, request.method, request.path, request.verb, target))
+                pending.append(held)
                 if not budget:
                     continue
                 stale = self._stale_revision(target)
-                for fault in self.scenario.faults:
-                    if fault == "crash":
-                        # A blocking tick runs in a thread nobody can stop: only async actors crash.
-                        if runtime.restarts_left <= 0 or runtime.requests == 0 or not runtime.stoppable:
-                            continue
-                    elif not applicable(fault, request, stale_revision=stale):
+                for fault in self.faults:
+                    if not fault.applies(request, stale_revision=stale):
                         continue
-                    options.append(Option(actor, fault, request.method, request.path, request.verb, target))
-                    requests.append(request)
-        return options, requests
+                    if fault.crash is not None and not self._may_crash(runtime, fault.crash):
+                        continue
+                    options.append(Option(actor, fault.name, request.method, request.path, request.verb, target))
+                    pending.append(held)
+        return options, pending
+
+    def _may_crash(self, runtime: ActorRuntime, where: str = "tick-end") -> bool:
+        """Whether a crash here is possible and differs from the crash points already offered.
+
+        Dying before a request is the same as dying after the previous one unless a side effect came
+        in between; dying after a read is the same as dying before it (reads change nothing).
+        """
+        if runtime.restarts_left <= 0:
+            return False
+        if where == "before":
+            return runtime.effects_since_request > 0
+        return True
 
     def _stale_revision(self, target: ObjectKey) -> int | None:
         """The revision just before the object's last committed write in this run, if any."""
@@ -245,44 +297,134 @@ class Engine:
                 return step.revision_before
         return None
 
-    async def _perform(self, option: Option, request: GateRequest) -> bool:
+    async def _perform(self, option: Option, held: Held) -> bool:
         record = self._record
         runtime = self._runtimes[option.actor]
-        step = Step(len(record.steps) + 1, option, runtime.incarnation, request.query, request.sequence)
+        request = held.request
+        step = Step(
+            len(record.steps) + 1,
+            option,
+            runtime.incarnation,
+            request.query if request is not None else "",
+            request.sequence if request is not None else 0,
+        )
         step.revision_before = self.server.revision
+        step.resend_of = self._resend_of(runtime, option)
         record.steps.append(step)
         runtime.last_step = step.number
-        runtime.requests += 1
+        if option.is_request:
+            runtime.requests += 1
+            runtime.effects_since_request = 0
         if option.fault is not None:
             self._faults_used += 1
-        held = self.conductor.take(option.actor, request)
-        if option.fault == "crash":
-            await self._crash(runtime, held)
+        self.conductor.take(option.actor, held)
+        fault = FAULTS[option.fault] if option.fault is not None else None
+        if fault is not None and fault.crash is not None:
+            await self._crash(runtime, held, after=fault.crash == "after")
         else:
+            assert request is not None or fault is None
             if option.fault == "watch-expire":
                 self.server.compact()
             stale = self._stale_revision(option.target) if option.fault == "stale-read" else None
-            waiter = self.conductor.expect(option.actor)
-            self.pointer.point(self.clients[option.actor].kubeconfig)
-            self.conductor.release(held, decision_for(option.fault, request, stale_revision=stale))
-            await self._settle(option.actor, waiter)
+            decision = fault.decision(request, stale_revision=stale) if fault is not None and request else None
+            await self._release(option.actor, held, decision)
+            if option.fault == "timeout":
+                step.resends_cut = await self._cut_resends(option, request)
         if self.server.revision != step.revision_before:
             step.committed = True
             step.state_after = self._fetch(option.target)
         return step.committed
 
-    async def _crash(self, runtime: ActorRuntime, held: Any) -> None:
-        task = runtime.task
-        if task is not None:
-            task.cancel()
-        self.conductor.release(held, GateDecision(drop_before=True))
-        if task is not None:
-            await asyncio.gather(task, return_exceptions=True)
+    def _resend_of(self, runtime: ActorRuntime, option: Option) -> int:
+        """The step this one repeats, when the client library sent it again after its connection was cut."""
+        for step in reversed(self._record.steps):
+            if step.actor != option.actor:
+                continue
+            cut = step.fault in ("watch-drop", "lost-response", "timeout")
+            same = (step.option.method, step.option.path) == (option.method, option.path)
+            if cut and same and step.incarnation == runtime.incarnation and runtime.effects_since_request == 0:
+                return step.number
+            return 0
+        return 0
+
+    async def _release(self, actor: str, held: Held, decision: GateDecision | None) -> None:
+        waiter = self.conductor.expect(actor)
+        self.pointer.point(self.clients[actor].kubeconfig)
+        self.conductor.release(held, decision)
+        await self._settle(actor, waiter)
+
+    async def _cut_resends(self, option: Option, request: GateRequest | None) -> int:
+        """A timeout lasts through the client library's own resends of the request (none is a choice)."""
+        cut = 0
+        while cut < _RESENDS_CUT and request is not None:
+            queue = self.conductor.held.get(option.actor, [])
+            again = next(
+                (
+                    held
+                    for held in queue
+                    if held.request is not None
+                    and (held.request.method, held.request.path, held.request.query)
+                    == (request.method, request.path, request.query)
+                ),
+                None,
+            )
+            if again is None or len(queue) != 1 or self._runtimes[option.actor].effects_since_request:
+                break
+            self.conductor.take(option.actor, again)
+            await self._release(option.actor, again, GateDecision(drop_before=True))
+            cut += 1
+        return cut
+
+    async def _crash(self, runtime: ActorRuntime, held: Held, *, after: bool) -> None:
+        """The actor's process dies at ``held`` (before it, or ``after`` the server ran it) and restarts."""
+        loop = asyncio.get_running_loop()
+        if after:
+            ran: asyncio.Future[None] = loop.create_future()
+
+            def die_now() -> None:
+                self._stop(runtime)
+                if not ran.done():
+                    ran.set_result(None)
+
+            self.conductor.release(held, GateDecision(drop_response=True, after_run=die_now))
+            await self._within_timeout(ran, f"the write of {runtime.actor.name} never ran")
+        else:
+            self._stop(runtime)
+            self.conductor.release(held, _DIE)
+        await self._reap(runtime)
         runtime.incarnation += 1
         runtime.restarts_left -= 1
         runtime.requests = 0
+        runtime.effects_since_request = 0
+        runtime.dying = False
         runtime.memory = {}
         await self._start_actor(runtime)
+
+    def _stop(self, runtime: ActorRuntime) -> None:
+        """Stop the actor's code where it stands: no more of it runs, no more effects count."""
+        runtime.dying = True
+        runtime.threads.interrupt()
+        if runtime.asynchronous and runtime.task is not None:
+            runtime.task.cancel()
+
+    async def _reap(self, runtime: ActorRuntime) -> None:
+        """Until the dead incarnation's task and threads are gone."""
+        task = runtime.task
+        if task is not None:
+            await self._within_timeout(
+                asyncio.gather(task, return_exceptions=True),
+                f"actor {runtime.actor.name} did not stop when its process died: its tick catches "
+                "asyncio.CancelledError or BaseException and carries on",
+            )
+        await self._within_timeout(
+            runtime.threads.join(), f"a thread of actor {runtime.actor.name} did not stop when its process died"
+        )
+
+    async def _within_timeout(self, awaitable: Any, what: str) -> Any:
+        try:
+            return await asyncio.wait_for(awaitable, self.settle_timeout)
+        except TimeoutError:
+            raise EngineStuck(f"{what} (within {self.settle_timeout:g} s)") from None
 
     async def _start_actor(self, runtime: ActorRuntime) -> None:
         name = runtime.actor.name
@@ -298,9 +440,10 @@ class Engine:
         clients = self.clients[actor.name]
         while runtime.ticks_done < actor.ticks:
             context = TickContext(runtime, clients, self._effect_recorder(runtime), "default")
+            runtime.effects_since_request = 0
             try:
-                await run_tick(actor, context)
-            except asyncio.CancelledError:
+                await run_tick(runtime, context)
+            except (asyncio.CancelledError, ActorCrashed):
                 raise
             except Exception as error:
                 self._record.errors.append(
@@ -308,6 +451,10 @@ class Engine:
                         actor.name, runtime.incarnation, runtime.ticks_done, runtime.last_step, describe_error(error)
                     )
                 )
+            if self.crashes and runtime.effects_since_request and runtime.restarts_left > 0:
+                decision = await self.conductor.hold_point(actor.name, TICK_END)
+                if decision is _DIE:
+                    raise ActorCrashed
             runtime.ticks_done += 1
 
     def _effect_recorder(self, runtime: ActorRuntime) -> Any:
@@ -315,6 +462,9 @@ class Engine:
         incarnation, tick = runtime.incarnation, runtime.ticks_done
 
         def effect(name: str, key: str) -> None:
+            if runtime.dying or runtime.incarnation != incarnation:
+                return
+            runtime.effects_since_request += 1
             record.effects.append(Effect(name, key, runtime.actor.name, incarnation, tick, runtime.last_step))
 
         return effect
@@ -339,13 +489,16 @@ class Engine:
             watchdog.cancel()
 
     async def _halt(self) -> None:
+        """End the run: every actor still alive stops where it stands, its threads included."""
         self.conductor.active = False
-        tasks = [runtime.task for runtime in self._runtimes.values() if runtime.task and not runtime.task.done()]
-        for task in tasks:
-            task.cancel()
+        alive = [runtime for runtime in self._runtimes.values() if runtime.task and not runtime.task.done()]
+        for runtime in alive:
+            self._stop(runtime)
+            if runtime.task is not None:
+                runtime.task.cancel()
         self.conductor.release_all(_RUN_OVER)
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        for runtime in alive:
+            await self._reap(runtime)
 
 
 def _default_choice(options: Sequence[Option], previous: str | None) -> int:

@@ -1,8 +1,16 @@
 """Exploration: which schedules to run (exhaustive, seeded random, one replay), judging, shrinking.
 
-The result, :class:`Exploration`, says whether the property held in every schedule explored, and
-if not carries the shrunk counterexample and the line that replays it. Runs that a reduction
-proves redundant are counted as pruned, runs another shard owns as skipped: neither is judged.
+The result, :class:`Exploration`, has one of three verdicts, each true of what was explored:
+
+* ``holds``: no schedule in the whole space violated the checks, the search was complete (every
+  schedule up to the reduction, or every sample asked for), and every check was put to the test;
+* ``violated``: a schedule violated a check; it is the counterexample, with the fewest faults of
+  all schedules when the search was exhaustive, then shrunk;
+* ``unknown``: neither can be said: the search stopped at its budget, only one shard of the space
+  was explored, or a check never had anything to judge (an effect that never happened).
+
+Runs that a reduction proves redundant are counted as pruned, runs another shard owns as skipped:
+neither is judged.
 """
 
 from __future__ import annotations
@@ -17,11 +25,11 @@ from typing import Any
 from scenarios._checks import default_checks, judge
 from scenarios._engine import Engine
 from scenarios._flags import flags_for
-from scenarios._model import Flag, RunRecord, Scenario
-from scenarios._schedules import Chooser, DepthFirst, RandomChooser, Replay, Shard, decode_schedule
-from scenarios._shrinking import shrink
+from scenarios._model import Check, Flag, RunRecord, Scenario
+from scenarios._schedules import DepthFirst, RandomChooser, Replay, Shard, decode_schedule
+from scenarios._shrinking import cost, shrink
 
-__all__ = ["Exploration", "Settings", "explore", "explore_async", "run_in_own_loop"]
+__all__ = ["Exploration", "Settings", "explore_async", "run_in_own_loop"]
 
 
 @dataclass(frozen=True)
@@ -54,22 +62,51 @@ class Exploration:
     complete: bool = True
     counterexample: RunRecord | None = None
     found_as: str = ""
+    found_after: int = 0
+    fewest_faults_proven: bool = False
     shrink_replays: int = 0
     flags: list[Flag] = field(default_factory=list)
+    untested: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     mutation: str | None = None
     last: RunRecord | None = None
 
     @property
+    def violated(self) -> bool:
+        return self.counterexample is not None
+
+    @property
     def holds(self) -> bool:
-        return self.counterexample is None
+        """True only when the claim held in every schedule of a complete search of the whole space."""
+        return self.counterexample is None and not self._unknown_because()
 
     @property
     def verdict(self) -> str:
-        if self.counterexample is None:
-            return "holds"
-        kinds = sorted({violation.kind for violation in self.counterexample.violations})
-        return "violated: " + ", ".join(kinds)
+        """``holds``, ``violated: <kinds>`` or ``unknown: <why>``."""
+        if self.counterexample is not None:
+            kinds = sorted({violation.kind for violation in self.counterexample.violations})
+            return "violated: " + ", ".join(kinds)
+        reasons = self._unknown_because()
+        return "unknown: " + "; ".join(reasons) if reasons else "holds"
+
+    def _unknown_because(self) -> list[str]:
+        reasons = []
+        if not self.complete:
+            reasons.append(f"the search stopped at its budget of {self.settings.max_runs} runs before it was complete")
+        shard = self.settings.shard
+        if shard.count > 1 and self.mode != "replay":
+            reasons.append(
+                f"only shard {shard.index + 1} of {shard.count} was explored (every shard must find nothing)"
+            )
+        reasons += [f"{name} was never put to the test: no schedule produced that effect" for name in self.untested]
+        return reasons
+
+    @property
+    def scope(self) -> str:
+        """What was explored, in words a reviewer can check."""
+        from scenarios._report import describe_scope
+
+        return describe_scope(self)
 
     @property
     def schedule_id(self) -> str | None:
@@ -92,10 +129,11 @@ class Exploration:
         from scenarios._report import render_run
 
         if self.counterexample is None:
-            raise ValueError("the property held: there is no counterexample")
+            raise ValueError("no schedule violated the claim: there is no counterexample")
         return render_run(self.scenario, self.counterexample, self.replay_lines(), self.mutation)
 
     def assert_holds(self) -> None:
+        """Raise AssertionError with the report unless the verdict is ``holds``."""
         if not self.holds:
             raise AssertionError(self.report())
 
@@ -110,7 +148,7 @@ class Exploration:
 Progress = Callable[[Exploration], None]
 
 
-async def _judged(engine: Engine, chooser: Chooser) -> RunRecord:
+async def _judged(engine: Engine, chooser: Any) -> RunRecord:
     run = await engine.run(chooser)
     if run.outcome != "pruned":
         run.violations = judge(run, (*engine.scenario.checks, *default_checks()))
@@ -132,64 +170,104 @@ async def explore_async(
     if own:
         await engine.start()
     try:
-        return await _explore(engine, scenario, settings, progress)
+        return await _Search(engine, scenario, settings, progress).run()
     finally:
         if own:
             await engine.stop()
 
 
-async def _explore(engine: Engine, scenario: Scenario, settings: Settings, progress: Progress | None) -> Exploration:
-    exhaustive = scenario.exhaustive if settings.exhaustive is None else settings.exhaustive
-    mode = "replay" if settings.replay is not None else "exhaustive" if exhaustive else "random"
-    result = Exploration(scenario, settings, mode)
-    started = time.perf_counter()
-    first: RunRecord | None = None
+def _faults(run: RunRecord) -> int:
+    return sum(1 for choice in run.choices if choice.fault is not None)
 
-    def account(run: RunRecord) -> bool:
-        """Count a judged run; True when exploration should stop."""
-        nonlocal first
+
+class _Search:
+    """One exploration: runs schedules, keeps the cheapest counterexample, says what was covered."""
+
+    def __init__(self, engine: Engine, scenario: Scenario, settings: Settings, progress: Progress | None) -> None:
+        exhaustive = scenario.exhaustive if settings.exhaustive is None else settings.exhaustive
+        mode = "replay" if settings.replay is not None else "exhaustive" if exhaustive else "random"
+        self.engine = engine
+        self.settings = settings
+        self.progress = progress
+        self.result = Exploration(scenario, settings, mode)
+        self.best: RunRecord | None = None
+        self.exercised: dict[str, bool] = {
+            check.name: False for check in scenario.checks if getattr(check, "exercised", None) is not None
+        }
+        self.checks: tuple[Check, ...] = scenario.checks
+
+    async def run(self) -> Exploration:
+        started = time.perf_counter()
+        result = self.result
+        if result.mode == "replay":
+            assert self.settings.replay is not None
+            self._account(await _judged(self.engine, Replay(decode_schedule(self.settings.replay))))
+        elif result.mode == "exhaustive":
+            await self._depth_first()
+        else:
+            await self._random()
+        result.untested = [name for name, seen in self.exercised.items() if not seen]
+        if self.best is not None:
+            result.found_as = result.found_as or self.best.schedule_id
+            best = self.best
+            if self.settings.shrink and result.mode != "replay":
+                best, result.shrink_replays = await shrink(best, lambda chooser: _judged(self.engine, chooser))
+            result.counterexample = best
+        result.elapsed = time.perf_counter() - started
+        return result
+
+    def _account(self, run: RunRecord) -> None:
+        result = self.result
         result.runs += 1
         result.last = run
         result._note(run)
+        for check in self.checks:
+            exercised = getattr(check, "exercised", None)
+            if exercised is not None and not self.exercised[check.name] and exercised(run):
+                self.exercised[check.name] = True
         if run.violations:
             result.violating += 1
-            first = first or run
-        if progress is not None:
-            progress(result)
-        return first is not None and not settings.keep_going
+            if self.best is None:
+                result.found_as, result.found_after = run.schedule_id, result.runs
+            if self.best is None or cost(run) < cost(self.best):
+                self.best = run
+        if self.progress is not None:
+            self.progress(result)
 
-    if settings.replay is not None:
-        account(await _judged(engine, Replay(decode_schedule(settings.replay))))
-    elif exhaustive:
+    async def _depth_first(self) -> None:
+        result, settings = self.result, self.settings
         dfs = DepthFirst(reduction=settings.reduction, shard=settings.shard)
         while not dfs.finished:
             if settings.max_runs is not None and result.runs >= settings.max_runs:
                 result.complete = False
-                break
+                return
             dfs.begin()
-            run = await _judged(engine, dfs)
+            run = await _judged(self.engine, dfs)
             if run.outcome == "pruned":
                 result.pruned += 1
             elif not dfs.owns_current():
                 result.skipped += 1
-            elif account(run):
-                result.complete = False
-                break
+            else:
+                self._account(run)
+                if self.best is not None and not settings.keep_going:
+                    faults = _faults(self.best)
+                    if faults == 0:
+                        result.fewest_faults_proven = True
+                        return
+                    # What remains to explore is only the schedules that could have fewer faults.
+                    dfs.fault_limit = faults - 1
             dfs.advance()
-    else:
+        result.fewest_faults_proven = self.best is not None and settings.shard.count == 1
+
+    async def _random(self) -> None:
+        result, settings = self.result, self.settings
         for index in range(settings.schedules):
             if not settings.shard.owns_run(index):
                 result.skipped += 1
                 continue
-            if account(await _judged(engine, RandomChooser(settings.seed, index))):
-                break
-    if first is not None:
-        result.found_as = first.schedule_id
-        if settings.shrink and settings.replay is None:
-            first, result.shrink_replays = await shrink(first, lambda chooser: _judged(engine, chooser))
-        result.counterexample = first
-    result.elapsed = time.perf_counter() - started
-    return result
+            self._account(await _judged(self.engine, RandomChooser(settings.seed, index)))
+            if self.best is not None and not settings.keep_going:
+                return
 
 
 def run_in_own_loop(coroutine_factory: Callable[[], Any]) -> Any:
@@ -212,8 +290,3 @@ def run_in_own_loop(coroutine_factory: Callable[[], Any]) -> Any:
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
-
-
-def explore(scenario: Scenario, settings: Settings | None = None, *, progress: Progress | None = None) -> Exploration:
-    """Synchronous :func:`explore_async`, usable from sync and async code alike."""
-    return run_in_own_loop(lambda: explore_async(scenario, settings, progress=progress))  # type: ignore[no-any-return]

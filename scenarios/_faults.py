@@ -1,4 +1,5 @@
-"""The faults the engine can inject at a choice point, each a seeded, replayable choice.
+"""The faults the engine can inject at a choice point, each one object: its name, where it applies,
+whether the store sees it, and what the gate does with the request.
 
 A fault is an option beside plain release: the schedule that picked it replays it. What each one
 reproduces on a real cluster:
@@ -7,69 +8,59 @@ reproduces on a real cluster:
   sees a connection error and cannot know whether it won).
 * ``conflict``, ``throttle``, ``server-error``: the request fails before commit with 409, 429 (with
   ``Retry-After``) or 500, the Status bodies kube-apiserver sends.
-* ``timeout``: the connection is cut before the request runs (a client-side timeout).
+* ``timeout``: the connection is cut before the request runs, and so are the client library's
+  automatic resends of it (aiohttp resends an idempotent request once, urllib3 up to three times):
+  the tick sees the connection error, as it sees a client-side timeout.
 * ``stale-read``: a GET is served from the object's previous version, as a lagging watch cache does.
 * ``watch-drop``: a watch connection is cut; ``watch-expire``: history is compacted first, so a watch
   resuming from an older resourceVersion gets the 410 Expired ERROR event.
-* ``crash``: the actor dies before its request leaves and restarts with empty memory.
+* ``crash``: the actor's process dies and restarts with empty memory, at every point a process can
+  die between two observable actions of a tick (docs/scenarios-crash-model.md): before a request
+  leaves (``crash``), after the server ran a write and before the actor acts on the answer
+  (``crash-after``), and at the end of a tick whose last action was a side effect.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from fakeapi import GateDecision, GateRequest
 
-__all__ = [
-    "FAULTS",
-    "SERVER_NEUTRAL_FAULTS",
-    "Fault",
-    "applicable",
-    "decision_for",
-    "validate_faults",
-]
+__all__ = ["FAULTS", "USER_FAULTS", "Fault", "enabled_faults", "validate_faults"]
 
 _WRITES = ("create", "update", "patch", "delete", "deletecollection")
+_READS = ("get", "list")
 
 
 @dataclass(frozen=True)
 class Fault:
+    """One fault an option can carry.
+
+    ``reaches_store`` False: the request never reaches the store, so the step commutes with every
+    other actor's. ``crash``: where the actor dies (``before`` its request leaves, ``after`` the server
+    ran it, at a ``tick-end``); the engine does that part. ``part_of``: the user-facing fault that
+    enables this one (``crash`` enables ``crash-after``).
+    """
+
     name: str
-    verbs: tuple[str, ...]
     summary: str
+    client_view: str
+    verbs: tuple[str, ...]
+    reaches_store: bool
+    crash: str | None = None
+    part_of: str | None = None
 
+    def applies(self, request: GateRequest, *, stale_revision: int | None) -> bool:
+        """Whether this fault makes sense for the request (the engine adds the crash conditions)."""
+        if self.name == "stale-read":
+            return request.verb == "get" and bool(request.name) and stale_revision is not None
+        return request.verb in self.verbs
 
-FAULTS: dict[str, Fault] = {
-    fault.name: fault
-    for fault in (
-        Fault("lost-response", _WRITES, "the write commits, then the connection drops before the answer"),
-        Fault("conflict", _WRITES, "fails before commit with 409 Conflict"),
-        Fault("throttle", (*_WRITES, "get", "list"), "fails before commit with 429 and Retry-After: 1"),
-        Fault("server-error", (*_WRITES, "get", "list"), "fails before commit with 500 InternalError"),
-        Fault("timeout", (*_WRITES, "get", "list"), "the connection is cut before the request runs"),
-        Fault("stale-read", ("get",), "served from the object's previous version (a lagging cache)"),
-        Fault("watch-drop", ("watch",), "the watch connection is cut"),
-        Fault("watch-expire", ("watch",), "history is compacted: a watch from an older resourceVersion gets 410"),
-        Fault("crash", (), "the actor crashes before the request leaves and restarts with empty memory"),
-    )
-}
-
-SERVER_NEUTRAL_FAULTS = frozenset({"conflict", "throttle", "server-error", "timeout", "watch-drop", "crash"})
-"""Faults whose request never reaches the store: they commute with every other actor's step."""
-
-
-def validate_faults(names: tuple[str, ...]) -> None:
-    unknown = [name for name in names if name not in FAULTS]
-    if unknown:
-        raise ValueError(f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(FAULTS)}")
-
-
-def applicable(fault: str, request: GateRequest, *, stale_revision: int | None) -> bool:
-    """Whether ``fault`` makes sense for this request (``crash`` is decided by the engine)."""
-    if fault == "stale-read":
-        return request.verb == "get" and bool(request.name) and stale_revision is not None
-    return request.verb in FAULTS[fault].verbs
+    def decision(self, request: GateRequest, *, stale_revision: int | None) -> GateDecision | None:
+        """What the gate answers for the released request (crashes and compaction need the engine too)."""
+        return _DECISIONS[self.name](request, stale_revision)
 
 
 def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -79,40 +70,128 @@ def _status(code: int, reason: str, message: str, details: dict[str, Any] | None
     return status
 
 
-def _conflict(request: GateRequest) -> dict[str, Any]:
+def _conflict(request: GateRequest, _: int | None) -> GateDecision:
     resource = f"{request.resource}.{request.group}" if request.group else request.resource
-    return _status(
-        409,
-        "Conflict",
-        f'Operation cannot be fulfilled on {resource} "{request.name}": the object has been modified; '
-        "please apply your changes to the latest version and try again",
-        {"name": request.name, "group": request.group, "kind": request.resource},
+    return GateDecision(
+        fail_before=_status(
+            409,
+            "Conflict",
+            f'Operation cannot be fulfilled on {resource} "{request.name}": the object has been modified; '
+            "please apply your changes to the latest version and try again",
+            {"name": request.name, "group": request.group, "kind": request.resource},
+        )
     )
 
 
-def decision_for(fault: str | None, request: GateRequest, *, stale_revision: int | None) -> GateDecision | None:
-    """The gate's answer for a released request (``watch-expire`` and ``crash`` need the engine too)."""
-    if fault is None or fault == "watch-expire":
-        return None
-    if fault == "lost-response":
-        return GateDecision(drop_response=True)
-    if fault in ("timeout", "watch-drop", "crash"):
-        return GateDecision(drop_before=True)
-    if fault == "stale-read":
-        return GateDecision(stale_revision=stale_revision)
-    if fault == "conflict":
-        return GateDecision(fail_before=_conflict(request))
-    if fault == "throttle":
-        status = _status(429, "TooManyRequests", "Too many requests, please try again later.", {"retryAfterSeconds": 1})
-        status["retryAfterSeconds"] = 1
-        return GateDecision(fail_before=status)
-    if fault == "server-error":
-        return GateDecision(
-            fail_before=_status(
-                500,
-                "InternalError",
-                "Internal error occurred: etcdserver: leader changed",
-                {"causes": [{"message": "etcdserver: leader changed"}]},
-            )
+def _throttle(request: GateRequest, _: int | None) -> GateDecision:
+    status = _status(429, "TooManyRequests", "Too many requests, please try again later.", {"retryAfterSeconds": 1})
+    status["retryAfterSeconds"] = 1
+    return GateDecision(fail_before=status)
+
+
+def _server_error(request: GateRequest, _: int | None) -> GateDecision:
+    return GateDecision(
+        fail_before=_status(
+            500,
+            "InternalError",
+            "Internal error occurred: etcdserver: leader changed",
+            {"causes": [{"message": "etcdserver: leader changed"}]},
         )
-    raise ValueError(f"unknown fault {fault!r}")
+    )
+
+
+def _cut(request: GateRequest, _: int | None) -> GateDecision:
+    return GateDecision(drop_before=True)
+
+
+_DECISIONS: dict[str, Callable[[GateRequest, int | None], GateDecision | None]] = {
+    "lost-response": lambda request, _: GateDecision(drop_response=True),
+    "conflict": _conflict,
+    "throttle": _throttle,
+    "server-error": _server_error,
+    "timeout": _cut,
+    "stale-read": lambda request, stale: GateDecision(stale_revision=stale),
+    "watch-drop": _cut,
+    "watch-expire": lambda request, _: None,
+    "crash": _cut,
+    "crash-after": lambda request, _: GateDecision(drop_response=True),
+}
+
+FAULTS: dict[str, Fault] = {
+    fault.name: fault
+    for fault in (
+        Fault(
+            "lost-response",
+            "the write commits, then the connection drops before the answer",
+            "committed, but the client saw the connection drop",
+            _WRITES,
+            reaches_store=True,
+        ),
+        Fault("conflict", "fails before commit with 409 Conflict", "", _WRITES, reaches_store=False),
+        Fault(
+            "throttle",
+            "fails before commit with 429 and Retry-After: 1",
+            "",
+            (*_WRITES, *_READS),
+            reaches_store=False,
+        ),
+        Fault(
+            "server-error", "fails before commit with 500 InternalError", "", (*_WRITES, *_READS), reaches_store=False
+        ),
+        Fault(
+            "timeout",
+            "the connection is cut before the request runs, and the client library's resends of it too",
+            "cut before running: the client saw the connection drop",
+            (*_WRITES, *_READS),
+            reaches_store=False,
+        ),
+        Fault(
+            "stale-read",
+            "served from the object's previous version (a lagging cache)",
+            "",
+            ("get",),
+            reaches_store=True,
+        ),
+        Fault("watch-drop", "the watch connection is cut", "the watch connection was cut", ("watch",), False),
+        Fault(
+            "watch-expire",
+            "history is compacted: a watch from an older resourceVersion gets 410",
+            "",
+            ("watch",),
+            reaches_store=True,
+        ),
+        Fault(
+            "crash",
+            "the actor dies (before a request leaves, after a write ran, or at the end of a tick) and "
+            "restarts with empty memory",
+            "the actor crashed before this request left; it restarts with empty memory",
+            (*_WRITES, *_READS, "watch"),
+            reaches_store=False,
+            crash="before",
+        ),
+        Fault(
+            "crash-after",
+            "the server ran the write, then the actor died before acting on the answer; it restarts with empty memory",
+            "the server ran it, then the actor crashed before acting on the answer; it restarts with empty memory",
+            _WRITES,
+            reaches_store=True,
+            crash="after",
+            part_of="crash",
+        ),
+    )
+}
+
+USER_FAULTS: tuple[str, ...] = tuple(name for name, fault in FAULTS.items() if fault.part_of is None)
+"""The faults a scenario names; the others come with the one they are part of."""
+
+
+def validate_faults(names: tuple[str, ...]) -> None:
+    unknown = [name for name in names if name not in USER_FAULTS]
+    if unknown:
+        raise ValueError(f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(USER_FAULTS)}")
+
+
+def enabled_faults(names: tuple[str, ...]) -> tuple[Fault, ...]:
+    """The faults a scenario's list enables, in the fixed order options list them."""
+    chosen = set(names)
+    return tuple(fault for fault in FAULTS.values() if (fault.part_of or fault.name) in chosen)

@@ -1,10 +1,12 @@
-"""The conductor: holds every actor's request at fakeapi's gate and lets one through at a time.
+"""The conductor: holds every actor at its next observable action and lets one through at a time.
 
-It is the gate hook installed with :meth:`FakeAPIServer.set_gate`. A request from an actor of the
-running scenario (its bearer token names it) waits on a future until the engine releases it with a
-:class:`GateDecision`; anything else (setup, the engine's own reads) passes at once. The engine
-learns, through ``expect``, the moment an actor it let run is blocked again at the gate or has
-finished: that is what makes a run a function of its schedule, without sleeps or polling.
+Its ``gate`` is the hook installed with :meth:`FakeAPIServer.set_gate`. A request from an actor of
+the running scenario (its bearer token names it) waits on a future until the engine releases it with
+a :class:`GateDecision`; anything else (setup, the engine's own reads) passes at once. Points that
+are not requests (the end of a tick, where a process can die after its last side effect) are held
+the same way with :meth:`hold_point`. The engine learns, through ``expect``, the moment an actor it
+let run is held again or has finished: that is what makes a run a function of its schedule, without
+sleeps or polling.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from fakeapi import GateDecision, GateRequest
 __all__ = ["Conductor", "Held"]
 
 
-@dataclass
+@dataclass(eq=False)
 class Held:
-    request: GateRequest
+    """An actor waiting: at a request (``request``) or at another point of its code (``point``)."""
+
+    request: GateRequest | None
     future: asyncio.Future[GateDecision | None]
+    point: str = ""
 
 
 class Conductor:
@@ -37,7 +42,15 @@ class Conductor:
             return None
         if request.verb == "watch" and not self.hold_watches:
             return None
-        held = Held(request, asyncio.get_running_loop().create_future())
+        return await self._hold(actor, Held(request, asyncio.get_running_loop().create_future()))
+
+    async def hold_point(self, actor: str, point: str) -> GateDecision | None:
+        """Hold ``actor`` at a point of its code that is not a request, until the engine releases it."""
+        if not self.active:
+            return None
+        return await self._hold(actor, Held(None, asyncio.get_running_loop().create_future(), point))
+
+    async def _hold(self, actor: str, held: Held) -> GateDecision | None:
         self.held.setdefault(actor, []).append(held)
         self.wake(actor)
         try:
@@ -60,9 +73,8 @@ class Conductor:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    def take(self, actor: str, request: GateRequest) -> Held:
+    def take(self, actor: str, held: Held) -> Held:
         queue = self.held[actor]
-        held = next(item for item in queue if item.request is request)
         queue.remove(held)
         if not queue:
             del self.held[actor]

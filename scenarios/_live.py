@@ -2,15 +2,19 @@
 the cluster and the network make it, but the effect checks and the user's predicates still judge it.
 
 This is how to compare the fake's verdict with a real apiserver's. Each run deletes the scenario's
-objects (clearing their finalizers), creates them again (CRDs once), writes their status, runs the
-setup hook, then runs every actor's ticks concurrently. There is no journal, so the journal-based
-checks (lost update, resourceVersion order, fragile preconditions) do not apply; nor do faults.
+objects (clearing their finalizers, and watching for the deletion to finish), creates them again
+(CRDs once), writes their status, runs the setup hook, then runs every actor's ticks concurrently.
+At the end the scenario's objects are deleted again, and so are the CRDs the exploration created:
+the cluster is left as it was found (objects of the scenario that existed before are not
+restored: the first run replaced them). There is no journal, so the journal-based checks (lost
+update, resourceVersion order, fragile preconditions) do not apply; nor do faults.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import time
 from pathlib import Path
@@ -60,23 +64,50 @@ async def _request(api: Any, method: str, path: str, body: Any = None, content_t
         return json.loads(text) if text else None
 
 
-async def _recreate(admin: ActorClients, scenario: Scenario) -> dict[ObjectKey, str]:
-    paths: dict[ObjectKey, str] = {}
+_CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+_MERGE = "application/merge-patch+json"
+
+
+async def _create_crds(admin: ActorClients, scenario: Scenario) -> list[str]:
+    """Create the scenario's CRDs; the paths of those this created (not those that were there)."""
+    created = []
     for obj in scenario.objects:
         if obj.get("kind") == _CRD:
-            await _request(admin, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", obj)
+            async with admin.session.post(_CRDS, json=obj) as response:
+                if response.status == 201:
+                    created.append(f"{_CRDS}/{obj['metadata']['name']}")
+                elif response.status != 409:
+                    raise RuntimeError(f"POST {_CRDS}: {response.status} {(await response.text())[:300]}")
+    return created
+
+
+async def _delete(admin: ActorClients, path: str, *, timeout: float = 60.0) -> None:
+    """Delete the object at ``path`` (finalizers cleared) and watch until the cluster has removed it."""
+    await _request(admin, "PATCH", path, {"metadata": {"finalizers": None}}, _MERGE)
+    await _request(admin, "DELETE", path)
+    current = await _request(admin, "GET", path)
+    if current is None:
+        return
+    collection, _, name = path.rpartition("/")
+    query = f"?watch=1&fieldSelector=metadata.name%3D{name}&resourceVersion={current['metadata']['resourceVersion']}"
+    async with asyncio.timeout(timeout):
+        async with admin.session.get(collection + query) as response:
+            while line := await response.content.readline():
+                if json.loads(line).get("type") == "DELETED":
+                    return
+    if await _request(admin, "GET", path) is not None:
+        raise RuntimeError(f"{path} was not deleted within {timeout:g} s")
+
+
+async def _recreate(admin: ActorClients, scenario: Scenario) -> dict[ObjectKey, str]:
+    paths: dict[ObjectKey, str] = {}
     for obj in scenario.objects:
         if obj.get("kind") == _CRD:
             continue
         plural, _ = await _plural(admin, obj)
         path = _path(obj, plural)
-        merge = "application/merge-patch+json"
-        await _request(admin, "PATCH", path, {"metadata": {"finalizers": None}}, merge)
-        await _request(admin, "DELETE", path)
-        for _ in range(100):
-            if await _request(admin, "GET", path) is None:
-                break
-            await asyncio.sleep(0.05)  # waiting for the cluster to finish a deletion, not ordering actors
+        merge = _MERGE
+        await _delete(admin, path)
         collection = path.rsplit("/", 1)[0]
         created = {key: value for key, value in obj.items() if key != "status"}
         await _request(admin, "POST", collection, created)
@@ -88,8 +119,14 @@ async def _recreate(admin: ActorClients, scenario: Scenario) -> dict[ObjectKey, 
     return paths
 
 
-async def _one_run(scenario: Scenario, clients: dict[str, ActorClients], admin: ActorClients) -> RunRecord:
+async def _one_run(
+    scenario: Scenario, clients: dict[str, ActorClients], admin: ActorClients
+) -> tuple[RunRecord, dict[ObjectKey, str]]:
     paths = await _recreate(admin, scenario)
+    if scenario.before_run is not None:
+        outcome = scenario.before_run()
+        if inspect.isawaitable(outcome):
+            await outcome
     if scenario.setup is not None:
         await scenario.setup(SetupContext(admin.api))
     record = RunRecord(choices=[], outcome="live")
@@ -105,7 +142,7 @@ async def _one_run(scenario: Scenario, clients: dict[str, ActorClients], admin: 
 
             context = TickContext(runtime, clients[actor.name], effect, "default")
             try:
-                await _run_tick(actor, context)
+                await _run_tick(runtime, context)
             except Exception as error:
                 record.errors.append(ActorError(actor.name, 0, runtime.ticks_done, 0, describe_error(error)))
             runtime.ticks_done += 1
@@ -113,7 +150,7 @@ async def _one_run(scenario: Scenario, clients: dict[str, ActorClients], admin: 
     await asyncio.gather(*(actor_loop(ActorRuntime(actor)) for actor in scenario.actors))
     for key, path in paths.items():
         record.final[key] = await _request(admin, "GET", path)
-    return record
+    return record, paths
 
 
 async def explore_live(
@@ -126,12 +163,15 @@ async def explore_live(
     pointer.point(kubeconfig)
     admin = ActorClients("admin", kubeconfig, "", None)
     clients = {actor.name: ActorClients(actor.name, kubeconfig, "", None) for actor in scenario.actors}
+    created: list[str] = []
+    paths: dict[ObjectKey, str] = {}
     try:
         for client in (admin, *clients.values()):
             await client.open()
+        created = await _create_crds(admin, scenario)
         runs = settings.schedules if settings.exhaustive is False else 20
         for _ in range(runs):
-            run = await _one_run(scenario, clients, admin)
+            run, paths = await _one_run(scenario, clients, admin)
             run.violations = judge(run, scenario.checks)
             result.runs += 1
             if run.violations:
@@ -143,6 +183,9 @@ async def explore_live(
             if progress is not None:
                 progress(result)
     finally:
+        with contextlib.suppress(Exception):
+            for path in [*paths.values(), *created]:
+                await _delete(admin, path)
         for client in (admin, *clients.values()):
             with contextlib.suppress(Exception):
                 await client.close()

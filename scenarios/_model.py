@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from scenarios._actors import SetupContext, TickContext
 
 __all__ = [
+    "TICK_END",
     "Actor",
     "ActorError",
     "Check",
@@ -34,6 +35,7 @@ __all__ = [
 
 Tick = Callable[["TickContext"], Awaitable[None] | None]
 SetupHook = Callable[["SetupContext"], Awaitable[None]]
+RunHook = Callable[[], Awaitable[None] | None]
 ObjectKey = tuple[str, str, str, str]
 """``(group, resource, namespace, name)``, as the apiserver routes a request."""
 
@@ -92,7 +94,12 @@ class Check(Protocol):
 
 @dataclass(frozen=True)
 class Scenario:
-    """Everything the engine needs to explore one claim."""
+    """Everything the engine needs to explore one claim.
+
+    ``setup`` runs once, before the snapshot every run starts from; ``before_run`` at the start of
+    every run (replays and shrinking included), for state outside the server the ticks touch.
+    ``server_seed`` seeds the fake server's generated names and uids (not the exploration).
+    """
 
     name: str
     objects: tuple[dict[str, Any], ...]
@@ -103,8 +110,9 @@ class Scenario:
     faults: tuple[str, ...] = ()
     max_faults: int = 1
     max_steps: int = 400
-    seed: int = 1
+    server_seed: int = 1
     setup: SetupHook | None = None
+    before_run: RunHook | None = None
     derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     exhaustive: bool = True
 
@@ -113,9 +121,16 @@ class Scenario:
         return f"{self.name} / {self.variant}" if self.variant else self.name
 
 
+TICK_END = "tick-end"
+"""The verb of a point that is not a request: the end of a tick whose last action was a side effect."""
+
+
 @dataclass(frozen=True)
 class Option:
-    """One thing the engine can do at a choice point: release an actor's held request, maybe with a fault."""
+    """One thing the engine can do at a choice point: release an actor's held request, maybe with a fault.
+
+    A point that is not a request (``verb`` :data:`TICK_END`) has no method or path.
+    """
 
     actor: str
     fault: str | None
@@ -132,9 +147,15 @@ class Option:
     def is_read(self) -> bool:
         return self.verb in ("get", "list", "watch")
 
+    @property
+    def is_request(self) -> bool:
+        return self.verb != TICK_END
+
     def describe(self) -> str:
-        name = self.target[3] or self.target[1]
-        text = f"{self.actor}: {self.method} {name}"
+        if not self.is_request:
+            text = f"{self.actor}: end of tick"
+        else:
+            text = f"{self.actor}: {self.method} {self.target[3] or self.target[1]}"
         return f"{text} [{self.fault}]" if self.fault else text
 
 
@@ -176,6 +197,8 @@ class Step:
     entry: JournalEntry | None = None
     state_after: dict[str, Any] | None = None
     committed: bool = False
+    resends_cut: int = 0
+    resend_of: int = 0
 
     @property
     def actor(self) -> str:
@@ -208,6 +231,23 @@ class RunRecord:
 
     def effects_named(self, name: str) -> list[Effect]:
         return [effect for effect in self.effects if effect.name == name]
+
+    def final_object(self, resource: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
+        """The object as the run left it (None: deleted), by resource (``"jobs"``) or kind (``"Job"``)."""
+        return self.final[self._key(resource, name, namespace)]
+
+    def initial_object(self, resource: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        """The object as every run starts from it (after the setup hook)."""
+        return self.initial[self._key(resource, name, namespace)]
+
+    def _key(self, resource: str, name: str, namespace: str) -> ObjectKey:
+        for key, obj in self.initial.items():
+            if key[3] == name and key[2] in (namespace, "") and resource in (key[1], obj.get("kind")):
+                return key
+        known = ", ".join(
+            f"{obj.get('kind', key[1])} {'/'.join(filter(None, key[2:]))}" for key, obj in self.initial.items()
+        )
+        raise KeyError(f"no {resource} {namespace}/{name} among the scenario's objects ({known})")
 
     def state_before(self, number: int, key: ObjectKey) -> dict[str, Any] | None:
         """The object as stored just before step ``number`` (from the initial state and committed writes)."""

@@ -29,24 +29,50 @@ class Finding:
 
 @dataclass
 class HostileReport:
+    """What hostile spellings did to a claim.
+
+    ``verdict``: ``robust`` (the baseline holds and every mutation still holds), ``fragile`` (the
+    baseline holds and some mutation breaks it, or is rejected), or ``unknown`` (the baseline, with
+    plain data, does not hold: nothing can be said of the data; or some mutation's exploration was
+    cut short). ``fragile`` is true unless the claim is robust, so ``assert not report.fragile``
+    passes only for a robust claim.
+    """
+
     scenario: Scenario
     baseline: Exploration
     findings: list[Finding] = field(default_factory=list)
     robust: list[Field] = field(default_factory=list)
+    unknown: list[Finding] = field(default_factory=list)
     mutations: int = 0
 
     @property
+    def verdict(self) -> str:
+        if not self.baseline.holds:
+            return "unknown"
+        if self.findings:
+            return "fragile"
+        return "unknown" if self.unknown else "robust"
+
+    @property
     def fragile(self) -> bool:
-        return bool(self.findings)
+        return self.verdict != "robust"
 
     def report(self) -> str:
         lines = [
             f"# hostile values: {self.scenario.title}",
             f"baseline (user strings and numbers spelled plainly): {self.baseline.verdict} "
             f"({self.baseline.runs} schedules)",
-            f"{self.mutations} mutations tried",
-            "",
         ]
+        if not self.baseline.holds:
+            lines += [
+                "",
+                "The claim does not hold even with plain data, so no hostile value was tried and no field is "
+                "called robust: fix the baseline first (its report below).",
+                "",
+                self.baseline.report(),
+            ]
+            return "\n".join(lines) + "\n"
+        lines += [f"{self.mutations} mutations tried", ""]
         if self.findings:
             lines.append("## Fragile: the verdict changes with the data")
             for finding in self.findings:
@@ -56,6 +82,9 @@ class HostileReport:
                     lines += [f"  replay: {line}" for line in finding.exploration.replay_lines()]
         else:
             lines.append("No mutation changed the verdict.")
+        if self.unknown:
+            lines += ["", "## Not decided (the exploration of these was cut short)"]
+            lines += [f"- {finding.mutation}: {finding.verdict}" for finding in self.unknown]
         if self.robust:
             lines += ["", "## Robust fields", *(f"- {item}" for item in self.robust)]
         return "\n".join(lines) + "\n"
@@ -72,8 +101,10 @@ async def probe_async(
         baseline = await explore_async(scenario, settings, engine=engine)
         baseline.mutation = "plain"
         result = HostileReport(scenario, baseline)
+        if not baseline.holds:
+            return result
         for item, value in mutable_fields(base_objects):
-            changed = False
+            changed = undecided = False
             for spelling in spellings_for(value):
                 mutation = Mutation(item, spelling)
                 result.mutations += 1
@@ -87,10 +118,13 @@ async def probe_async(
                     continue
                 explored = await explore_async(scenario, replace(settings), engine=engine)
                 explored.mutation = str(mutation)
-                if explored.verdict != baseline.verdict:
+                if explored.violated:
                     result.findings.append(Finding(mutation, explored))
                     changed = True
-            if not changed:
+                elif not explored.holds:
+                    result.unknown.append(Finding(mutation, explored))
+                    undecided = True
+            if not changed and not undecided:
                 result.robust.append(item)
         return result
     finally:

@@ -18,10 +18,18 @@ from scenarios._model import RunRecord, Scenario, Step
 if TYPE_CHECKING:
     from scenarios._exploring import Exploration
 
-__all__ = ["render_exploration", "render_run"]
+__all__ = ["describe_scope", "render_exploration", "render_run"]
 
 _BODY_LIMIT = 1500
-_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 ./_()=+-]")
+_MERMAID_SAFE = re.compile(r"[^A-Za-z0-9 ./_()=+-]")
+_TICK_END_CRASH = (
+    "the actor crashed after its last side effect, before the tick was done; it restarts and runs the tick again"
+)
+
+
+def _mermaid_text(text: str) -> str:
+    """Text Mermaid shows as written: every other character as an entity code (``;`` is ``#59;``)."""
+    return _MERMAID_SAFE.sub(lambda match: f"#{ord(match.group())};", text)
 
 
 def render_exploration(exploration: Exploration) -> str:
@@ -32,41 +40,115 @@ def render_exploration(exploration: Exploration) -> str:
         + (
             exploration.run_report()
             if exploration.counterexample is not None
-            else _flags_section(exploration.flags, "Fragile preconditions seen (the claim held, but may not tomorrow)")
+            else _flags_section(
+                exploration.flags, "Fragile preconditions seen (no schedule broke the claim, but one may tomorrow)"
+            )
         )
     )
 
 
-def _header(exploration: Exploration) -> str:
-    scenario, settings = exploration.scenario, exploration.settings
+def _how(exploration: Exploration) -> str:
+    settings = exploration.settings
     if exploration.mode == "exhaustive":
         how = f"exhaustively (reduction: {settings.reduction}"
         how += f", {exploration.pruned} runs cut short as equivalent)" if settings.reduction != "off" else ")"
-        if not exploration.complete and exploration.holds:
-            how += f", stopped at the budget of {settings.max_runs} runs"
     elif exploration.mode == "random":
         how = f"at random (seed {settings.seed})"
     elif exploration.mode == "live":
         how = "against a real cluster (no gates: uncontrolled timing; journal checks and faults do not apply)"
     else:
         how = f"by replaying {settings.replay}"
-    if settings.shard.count > 1:
+    if settings.shard.count > 1 and exploration.mode != "replay":
         how += f", shard {settings.shard.index + 1} of {settings.shard.count}"
+    return how
+
+
+def _header(exploration: Exploration) -> str:
+    scenario = exploration.scenario
     plural = "schedule" if exploration.runs == 1 else "schedules"
     title = scenario.title + (f" [{exploration.mutation}]" if exploration.mutation else "")
+    how = _how(exploration)
+    scope = "Scope: " + describe_scope(exploration)
     if exploration.holds:
-        return f"{title}: HOLDS in every one of {exploration.runs} {plural} explored {how}"
+        return f"{title}: HOLDS in every one of {exploration.runs} {plural} explored {how}\n{scope}"
+    if exploration.counterexample is None:
+        return "\n".join(
+            [
+                f"{title}: UNKNOWN, no violation in {exploration.runs} {plural} explored {how}, "
+                "but that proves nothing here:",
+                *(f"- {reason}" for reason in exploration.verdict.removeprefix("unknown: ").split("; ")),
+                scope,
+            ]
+        )
     lines = [
         f"{title}: VIOLATED ({exploration.verdict.removeprefix('violated: ')}), {exploration.runs} {plural} explored {how}"
     ]
     if exploration.settings.keep_going:
         lines.append(f"{exploration.violating} of {exploration.runs} schedules violate it")
+    if exploration.found_after and exploration.found_after < exploration.runs and not exploration.settings.keep_going:
+        lines.append(
+            f"first violation in schedule {exploration.found_after} ({exploration.found_as}); the search went on "
+            "for one with fewer faults"
+        )
+    if exploration.fewest_faults_proven:
+        faults = sum(1 for choice in exploration.counterexample.choices if choice.fault is not None)
+        lines.append(
+            f"no schedule violates it with fewer than {faults} fault{'' if faults == 1 else 's'}"
+            if faults
+            else "it needs no fault at all"
+        )
     if exploration.found_as and exploration.found_as != exploration.schedule_id:
         lines.append(
-            f"first found in schedule {exploration.found_as}, shrunk to {exploration.schedule_id} "
+            f"found as schedule {exploration.found_as}, shrunk to {exploration.schedule_id} "
             f"in {exploration.shrink_replays} replays"
         )
+    lines.append(scope)
     return "\n".join(lines)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def describe_scope(exploration: Exploration) -> str:
+    """Actors and ticks, faults and their budget, how the space was searched, and whether completely."""
+    scenario, settings = exploration.scenario, exploration.settings
+    actors = ", ".join(
+        f"{actor.name} ({'writer, ' if actor.writer else ''}{_plural(actor.ticks, 'tick')}"
+        + (f", {_plural(actor.restarts, 'restart')}" if "crash" in scenario.faults else "")
+        + ")"
+        for actor in scenario.actors
+    )
+    if scenario.faults:
+        named = [
+            "crash (before a request leaves, after a write ran, at the end of a tick)" if name == "crash" else name
+            for name in scenario.faults
+        ]
+        faults = f"faults {', '.join(named)}, at most {scenario.max_faults} per schedule"
+    else:
+        faults = "no faults"
+    if exploration.mode == "exhaustive":
+        space = (
+            f"every schedule up to reordering of independent steps ({settings.reduction})"
+            if settings.reduction != "off"
+            else "every interleaving"
+        )
+        searched = f"exhaustive over {space}: {exploration.runs} judged, {exploration.pruned} cut short as equivalent"
+    elif exploration.mode == "random":
+        searched = f"sampled: {exploration.runs} schedules at random with seed {settings.seed}, not every schedule"
+    elif exploration.mode == "live":
+        searched = f"live: {exploration.runs} runs against a real cluster, timing not controlled"
+    else:
+        searched = f"one schedule, replayed ({settings.replay})"
+    if settings.shard.count > 1 and exploration.mode != "replay":
+        searched += f", shard {settings.shard.index + 1} of {settings.shard.count} only"
+    if not exploration.complete:
+        end = f"cut short at the budget of {settings.max_runs} runs"
+    elif exploration.counterexample is not None and not settings.keep_going:
+        end = "stopped once the counterexample was certain"
+    else:
+        end = "complete"
+    return f"actors {actors}; {faults}; {searched}; {end}."
 
 
 def render_run(scenario: Scenario, run: RunRecord, replay_lines: list[str], mutation: str | None = None) -> str:
@@ -158,6 +240,8 @@ def _flags_section(flags: list[Any], title: str) -> str:
 
 
 def _what(step: Step) -> str:
+    if not step.option.is_request:
+        return "end of tick"
     _, resource, _, name = step.option.target
     what = f"{resource}/{name}" if name else resource
     entry = step.entry
@@ -177,6 +261,8 @@ def _status(step: Step) -> str:
         return "-"
     if step.fault == "lost-response":
         return f"{entry.status} (lost)"
+    if step.fault == "crash-after":
+        return f"{entry.status} (crashed)"
     if entry.status == 0:
         return "cut"
     return str(entry.status)
@@ -197,17 +283,22 @@ def _response_version(step: Step) -> str:
     return ""
 
 
-_CLIENT_VIEW = {
-    "lost-response": "committed, but the client saw the connection drop",
-    "timeout": "cut before running: the client saw the connection drop",
-    "watch-drop": "the watch connection was cut",
-    "crash": "the actor crashed before sending; it restarts with empty memory",
-}
+def _client_view(step: Step) -> list[str]:
+    if step.fault is None:
+        return []
+    if not step.option.is_request:
+        return [_TICK_END_CRASH]
+    view = FAULTS[step.fault].client_view
+    return [view] if view else []
 
 
 def _events(run: RunRecord, number: int) -> list[str]:
     step = run.steps[number - 1]
-    events = [_CLIENT_VIEW[step.fault]] if step.fault in _CLIENT_VIEW else []
+    events = _client_view(step)
+    if step.resend_of:
+        events.append(f"resent by the client library after step {step.resend_of}'s connection was cut")
+    if step.resends_cut:
+        events.append(f"the client library resent it {_plural(step.resends_cut, 'time')}; the timeout cut each")
     events += [f"effect {effect.name}({effect.key})" for effect in run.effects if effect.step == number]
     events += [f"{error.actor}: {error.text}" for error in run.errors if error.step == number]
     return events
@@ -234,17 +325,18 @@ def _mermaid(scenario: Scenario, run: RunRecord) -> str:
     lines.append("    participant S as apiserver")
     for step in run.steps:
         actor = ids[step.actor]
-        label = _MERMAID_UNSAFE.sub(" ", f"{step.number}. {_what(step)}")
-        if step.fault:
-            label += f" [{step.fault}]"
-        lines.append(f"    {actor}->>S: {label}")
-        if step.fault != "crash":
-            version = _response_version(step).replace("→", "to")
-            answer = _MERMAID_UNSAFE.sub(" ", f"{_status(step)} rv {version}" if version else _status(step))
-            arrow = "--x" if step.fault in ("lost-response", "timeout", "watch-drop") else "-->>"
-            lines.append(f"    S{arrow}{actor}: {answer}")
+        label = f"{step.number}. {_what(step)}" + (f" [{step.fault}]" if step.fault else "")
+        if not step.option.is_request:
+            lines.append(f"    Note over {actor}: {_mermaid_text(label)}")
+        else:
+            lines.append(f"    {actor}->>S: {_mermaid_text(label)}")
+        if step.option.is_request and step.fault != "crash":
+            version = _response_version(step)
+            answer = f"{_status(step)} rv {version}" if version else _status(step)
+            arrow = "--x" if step.fault in ("lost-response", "timeout", "watch-drop", "crash-after") else "-->>"
+            lines.append(f"    S{arrow}{actor}: {_mermaid_text(answer)}")
         for event in _events(run, step.number):
-            lines.append(f"    Note over {actor}: {_MERMAID_UNSAFE.sub(' ', event)}")
+            lines.append(f"    Note over {actor}: {_mermaid_text(event)}")
     return "\n".join(lines)
 
 
@@ -287,6 +379,11 @@ def _elide_managed_fields(body: bytes) -> bytes:
 
 def _exchange(step: Step) -> str:
     entry = step.entry
+    if not step.option.is_request:
+        lines = [f"### {step.number}. {step.actor}: end of tick"]
+        if step.fault:
+            lines.append(f"fault: {step.fault}: {_TICK_END_CRASH}")
+        return "\n".join([*lines, ""])
     path = entry.path + (f"?{entry.query}" if entry.query else "") if entry is not None else step.option.path
     lines = [f"### {step.number}. {step.actor} {step.option.method} {path}"]
     if step.fault:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from scenarios._exploring import Exploration, Progress, Settings, explore_async, run_in_own_loop
-from scenarios._model import Actor, Check, Scenario, SetupHook, Tick
+from scenarios._model import Actor, Check, RunHook, Scenario, SetupHook, Tick
 from scenarios._probing import HostileReport, probe_async
 from scenarios._schedules import Shard
 
@@ -20,10 +20,18 @@ __all__ = ["explore", "probe", "scenario"]
 Actors = Mapping[str, Tick] | Sequence[Actor]
 
 
-def _actors(actors: Actors, *, ticks: int, restarts: int, writer: bool) -> list[Actor]:
-    if isinstance(actors, Mapping):
-        return [Actor(name, tick, ticks=ticks, restarts=restarts, writer=writer) for name, tick in actors.items()]
-    return list(actors)
+Ticks = int | Mapping[str, int]
+
+
+def _actors(actors: Actors, *, ticks: Ticks, default_ticks: int, restarts: int, writer: bool) -> list[Actor]:
+    if not isinstance(actors, Mapping):
+        return list(actors)
+    counts = ticks if isinstance(ticks, Mapping) else {}
+    every = default_ticks if isinstance(ticks, Mapping) else ticks
+    return [
+        Actor(name, tick, ticks=counts.get(name, every), restarts=restarts, writer=writer)
+        for name, tick in actors.items()
+    ]
 
 
 def scenario(
@@ -37,17 +45,31 @@ def scenario(
     description: str = "",
     faults: Sequence[str] = (),
     max_faults: int = 1,
-    ticks: int = 1,
+    ticks: Ticks = 1,
     restarts: int = 1,
     setup: SetupHook | None = None,
+    before_run: RunHook | None = None,
     derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-    seed: int = 1,
+    server_seed: int = 1,
     max_steps: int = 400,
     exhaustive: bool = True,
 ) -> Scenario:
-    """A scenario. ``actors``/``writers``: ``{"name": tick}`` (each ``ticks`` ticks) or :class:`Actor` objects."""
-    racers = _actors(actors, ticks=ticks, restarts=restarts, writer=False)
-    foreign = _actors(writers or {}, ticks=1, restarts=restarts, writer=True)
+    """A scenario.
+
+    ``actors``/``writers``: ``{"name": tick}`` or :class:`Actor` objects. ``ticks``: how many ticks
+    each actor runs, one number for every racer (writers run once) or ``{"name": count}`` per actor
+    (unnamed racers 1, writers 1). ``setup`` runs once before the snapshot every run starts from,
+    ``before_run`` (sync or async, no arguments) at the start of every run, replays included, to
+    reset state outside the server. ``server_seed`` seeds the server's generated names and uids.
+    """
+    racers = _actors(actors, ticks=ticks, default_ticks=1, restarts=restarts, writer=False)
+    foreign = _actors(
+        writers or {}, ticks=ticks if isinstance(ticks, Mapping) else 1, default_ticks=1, restarts=restarts, writer=True
+    )
+    known = {actor.name for actor in (*racers, *foreign)}
+    unknown = sorted(set(ticks) - known) if isinstance(ticks, Mapping) else []
+    if unknown:
+        raise ValueError(f"ticks names actors that do not exist: {', '.join(unknown)}")
     return Scenario(
         name=name,
         variant=variant,
@@ -57,8 +79,9 @@ def scenario(
         checks=(checks,) if callable(checks) else tuple(checks),
         faults=tuple(faults),
         max_faults=max_faults,
-        seed=seed,
+        server_seed=server_seed,
         setup=setup,
+        before_run=before_run,
         derive=derive,
         max_steps=max_steps,
         exhaustive=exhaustive,
@@ -81,11 +104,13 @@ def explore(
     kubeconfig: str | Path | None = None,
     progress: Progress | None = None,
 ) -> Exploration:
-    """Explore ``target`` and return the verdict (``.holds``, ``.assert_holds()``, ``.report()``).
+    """Explore ``target`` and return the verdict (``.verdict``, ``.holds``, ``.assert_holds()``, ``.report()``).
 
     Exhaustive by default for a scenario that says so; ``schedules``/``seed`` for seeded random runs;
-    ``replay`` runs one schedule id; ``kubeconfig`` runs against a real cluster instead of fakeapi.
-    Callable from sync and async code (it runs its own event loop, in a thread if one is running).
+    ``replay`` runs one schedule id; ``max_runs`` caps an exhaustive search (the verdict is then
+    "unknown" unless a violation was found); ``shard`` explores one part of the space (the verdict is
+    "unknown" unless a violation was found); ``kubeconfig`` runs against a real cluster instead of
+    fakeapi. Callable from sync and async code (it runs its own event loop, in a thread if one is running).
     """
     settings = Settings(
         exhaustive=exhaustive,

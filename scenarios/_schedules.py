@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from scenarios._faults import SERVER_NEUTRAL_FAULTS
+from scenarios._faults import FAULTS
 from scenarios._model import Choice, Option
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "encode_schedule",
     "independent",
     "observe",
+    "touches_store",
 ]
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -47,10 +48,11 @@ class NondeterminismError(RuntimeError):
 
 
 def encode_schedule(choices: Sequence[Choice]) -> str:
-    """``s`` then one base-36 digit per choice (``(n)`` past 35), trailing default choices dropped."""
+    """``s`` then one base-36 digit per choice (``(n)`` past 35), trailing default choices dropped, the
+    first always kept (``s0`` is the schedule that takes every default)."""
     indices = [choice.index for choice in choices]
     end = len(indices)
-    while end and choices[end - 1].index == choices[end - 1].default:
+    while end > 1 and choices[end - 1].index == choices[end - 1].default:
         end -= 1
     return "s" + "".join(_DIGITS[i] if i < len(_DIGITS) else f"({i})" for i in indices[:end])
 
@@ -85,7 +87,7 @@ def independent(a: Option, b: Option) -> bool:
     """
     if a.actor == b.actor:
         return False
-    if a.fault in SERVER_NEUTRAL_FAULTS or b.fault in SERVER_NEUTRAL_FAULTS:
+    if not touches_store(a) or not touches_store(b):
         return True
     if a.fault == "watch-expire" or b.fault == "watch-expire":
         return False
@@ -96,6 +98,13 @@ def independent(a: Option, b: Option) -> bool:
     if not a.target[3] or not b.target[3]:
         return False
     return a.target != b.target
+
+
+def touches_store(option: Option) -> bool:
+    """Whether the step reaches the store at all (a fault may stop it first; a tick's end is no request)."""
+    if not option.is_request:
+        return False
+    return option.fault is None or FAULTS[option.fault].reaches_store
 
 
 class Chooser(Protocol):
@@ -195,6 +204,11 @@ class DepthFirst:
     explored (a fault is that actor's own nondeterminism). States above the partition depth branch
     to every actor (sleep sets still prune there), so the tree, and the partition of it into shards,
     is the same whatever the number of shards and whichever runs each shard makes.
+
+    Within a state the default comes first, then the other actors' plain requests, then faults, so
+    the search meets cheap schedules first. ``fault_limit`` (lowered by the explorer once it holds a
+    counterexample with that many faults) skips every option that would put more faults than that
+    in a schedule: what is left to explore is then exactly the schedules that could beat it.
     """
 
     def __init__(self, *, reduction: str = "dpor", shard: Shard | None = None) -> None:
@@ -205,6 +219,7 @@ class DepthFirst:
         self.stack: list[_Frame] = []
         self.finished = False
         self.depth = 0
+        self.fault_limit: int | None = None
         self._blocked: list[Option] | None = None
 
     def begin(self) -> None:
@@ -228,7 +243,12 @@ class DepthFirst:
                 )
             return frame.tried[-1]
         sleep = self._child_sleep()
-        order = [default, *(i for i in range(len(options)) if i != default)]
+        # Cheaper schedules first: the default, then other actors plainly, then faults.
+        order = [
+            default,
+            *(i for i in range(len(options)) if i != default and options[i].fault is None),
+            *(i for i in range(len(options)) if i != default and options[i].fault is not None),
+        ]
         actors = {option.actor for option in options}
         if self.reduction != "dpor" or depth < self.shard.depth:
             backtrack = actors
@@ -265,10 +285,16 @@ class DepthFirst:
     def _prefix(self, depth: int) -> list[int]:
         return [frame.tried[-1] for frame in self.stack[:depth]]
 
+    def _faults_above(self, depth: int) -> int:
+        return sum(1 for frame in self.stack[:depth] if frame.options[frame.tried[-1]].fault is not None)
+
     def _next(self, frame: _Frame, depth: int) -> int | None:
+        limited = self.fault_limit is not None and self._faults_above(depth) >= self.fault_limit
         for index in frame.order:
             option = frame.options[index]
             if index in frame.tried or option.label in frame.sleep or option.actor not in frame.backtrack:
+                continue
+            if limited and option.fault is not None:
                 continue
             if depth == self.shard.depth - 1 and not self.shard.owns([*self._prefix(depth), index]):
                 frame.tried.append(index)

@@ -1,13 +1,18 @@
-"""``python -m scenarios``: list the built-in scenarios, run one, replay a schedule.
+"""``python -m scenarios``: list the built-in scenarios, run one (or a user's own, as
+``module:attribute``), replay a schedule.
 
-Exit status: 0 when the property holds in every schedule explored, 1 when a violation is found
-(the report is printed), 2 on bad usage (unknown scenario, variant, fault, schedule id).
+Exit status: 0 when the claim holds (every schedule of a complete search), 1 when a violation is
+found (the report is printed), 2 on bad usage (unknown scenario, variant, fault, schedule id), 3
+when the verdict is unknown (the search stopped at --max-runs, only one --shard was explored, or a
+check was never put to the test).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
+import inspect
 import os
 import sys
 from dataclasses import replace
@@ -16,7 +21,7 @@ from typing import Any
 
 from scenarios._engine import EngineStuck
 from scenarios._exploring import Exploration, Settings, explore_async
-from scenarios._faults import FAULTS
+from scenarios._faults import USER_FAULTS
 from scenarios._hostile import NUMBER_SPELLINGS, STRING_SPELLINGS, mutate, parse_mutation, plain_objects
 from scenarios._model import Scenario
 from scenarios._schedules import REDUCTIONS, NondeterminismError, ScheduleError, Shard, decode_schedule
@@ -31,8 +36,12 @@ examples:
   python -m scenarios run completion-claim --variant unconditional --schedules 200 --seed 7 --report out.md
   python -m scenarios run lost-response --variant trust-response --replay s01
   python -m scenarios run completion-claim --variant whole-annotations --hostile
+  python -m scenarios run tests.claims:COMPLETION --exhaustive       # a Scenario in your own module
+  python -m scenarios run tests.claims:build --variant fixed         # a function(variant) -> Scenario
 
-exit status: 0 the property holds in every schedule explored; 1 a violation was found; 2 bad usage.
+exit status: 0 the claim holds (a complete search found no violation); 1 a violation was found;
+2 bad usage; 3 unknown (stopped at --max-runs, one --shard only, or a check never put to the test:
+every shard of a split search must exit 3, none 1, for the claim to hold).
 """
 
 
@@ -48,13 +57,21 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="list the built-in scenarios, their variants and expected verdicts")
     run = commands.add_parser(
         "run",
-        help="explore one built-in scenario",
-        description="Explore one built-in scenario variant and report whether its claim holds.",
+        help="explore one scenario: a built-in one, or MODULE:ATTRIBUTE of your own",
+        description="Explore one scenario (a built-in variant, or a Scenario of your own named MODULE:ATTRIBUTE) "
+        "and report whether its claim holds.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("name", metavar="NAME", help="a built-in scenario (see `list`)")
-    run.add_argument("--variant", "-v", required=True, metavar="V", help="which variant of the scenario to run")
+    run.add_argument(
+        "name",
+        metavar="NAME",
+        help="a built-in scenario (see `list`), or MODULE:ATTRIBUTE naming a Scenario, or a function that "
+        "returns one (called with --variant when given), importable from the current directory",
+    )
+    run.add_argument(
+        "--variant", "-v", metavar="V", help="which variant of the scenario to run (required for built-ins)"
+    )
     how = run.add_mutually_exclusive_group()
     how.add_argument("--exhaustive", action="store_true", help="explore every schedule (depth-first)")
     how.add_argument("--schedules", type=int, metavar="N", help="explore N seeded random schedules")
@@ -67,16 +84,27 @@ def _parser() -> argparse.ArgumentParser:
         default="dpor",
         help="how exhaustive exploration skips equivalent schedules (default dpor)",
     )
-    run.add_argument("--max-runs", type=int, metavar="N", help="stop an exhaustive exploration after N schedules")
+    run.add_argument(
+        "--max-runs",
+        type=int,
+        metavar="N",
+        help="stop an exhaustive exploration after N schedules (then, without a violation, the verdict is unknown)",
+    )
     run.add_argument("--keep-going", action="store_true", help="count every violating schedule instead of stopping")
     run.add_argument("--no-shrink", action="store_true", help="report the first violating schedule as found")
     run.add_argument(
         "--faults",
         metavar="LIST",
-        help=f"comma-separated faults to inject instead of the scenario's own ({', '.join(FAULTS)}; 'none' for none)",
+        help=f"comma-separated faults to inject instead of the scenario's own ({', '.join(USER_FAULTS)}; "
+        "'none' for none)",
     )
     run.add_argument("--max-faults", type=int, metavar="K", help="at most K faults per schedule")
-    run.add_argument("--shard", metavar="K/N", help="explore only shard K of N (1-based) of the schedule space")
+    run.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="explore only shard K of N (1-based) of the schedule space; without a violation the verdict is "
+        "unknown (exit 3) until every shard has run",
+    )
     run.add_argument(
         "--hostile",
         action="store_true",
@@ -95,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="run against the cluster of this kubeconfig instead (no gates: uncontrolled timing, same checks)",
     )
-    run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
+    run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line, nothing on stderr")
     run.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
     return parser
 
@@ -119,7 +147,9 @@ def _shard(text: str | None) -> Shard:
 
 def _replay_hint(args: argparse.Namespace) -> Any:
     def hint(schedule: str, mutation: str | None) -> list[str]:
-        parts = ["python -m scenarios run", args.name, "--variant", args.variant]
+        parts = ["python -m scenarios run", args.name]
+        if args.variant is not None:
+            parts += ["--variant", args.variant]
         if args.faults is not None:
             parts += ["--faults", args.faults]
         if args.max_faults is not None:
@@ -134,13 +164,46 @@ def _replay_hint(args: argparse.Namespace) -> Any:
     return hint
 
 
+def _user_scenario(name: str, variant: str | None) -> Scenario:
+    """``module:attribute``: a Scenario, or a function returning one (given the variant, if any)."""
+    module_name, _, attribute = name.partition(":")
+    if not module_name or not attribute:
+        raise LookupError(f"a scenario of your own is MODULE:ATTRIBUTE: {name!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise LookupError(f"cannot import {module_name!r}: {error}") from error
+    target = module
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise LookupError(f"{module_name} has no attribute {attribute!r}")
+        target = getattr(target, part)
+    if callable(target) and not isinstance(target, Scenario):
+        accepts = len(inspect.signature(target).parameters) > 0
+        if variant is not None and not accepts:
+            raise LookupError(f"{name} takes no variant, but --variant {variant} was given")
+        target = target(variant) if variant is not None else target()
+    elif variant is not None:
+        raise LookupError(f"{name} is a Scenario, not a function of a variant: drop --variant")
+    if not isinstance(target, Scenario):
+        raise LookupError(f"{name} is not a Scenario (nor a function returning one): {type(target).__name__}")
+    return target
+
+
 def _scenario(args: argparse.Namespace) -> Scenario:
-    scenario = builtin_scenario(args.name, args.variant)
+    if ":" in args.name:
+        scenario = _user_scenario(args.name, args.variant)
+    elif args.variant is None:
+        raise LookupError(f"{args.name} is a built-in scenario: --variant is required (see `list`)")
+    else:
+        scenario = builtin_scenario(args.name, args.variant)
     if args.faults is not None:
         faults = tuple(f for f in args.faults.split(",") if f and f != "none")
-        unknown = [f for f in faults if f not in FAULTS]
+        unknown = [f for f in faults if f not in USER_FAULTS]
         if unknown:
-            raise ValueError(f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(FAULTS)}")
+            raise ValueError(f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(USER_FAULTS)}")
         scenario = replace(scenario, faults=faults)
     if args.max_faults is not None:
         scenario = replace(scenario, max_faults=args.max_faults)
@@ -196,7 +259,7 @@ def _run(args: argparse.Namespace) -> int:
             print(text, end="")
             if args.report is not None:
                 args.report.write_text(text, encoding="utf-8")
-            return 1 if hostile.fragile or not hostile.baseline.holds else 0
+            return {"robust": 0, "fragile": 1}.get(hostile.verdict, 1 if hostile.baseline.violated else 3)
         mutation = args.mutate or ("plain" if args.plain else None)
         try:
             exploration = asyncio.run(explore_async(scenario, settings, progress=display.update))
@@ -213,15 +276,23 @@ def _finish(args: argparse.Namespace, exploration: Exploration, text: str, displ
     else:
         print(text, end="" if text.endswith("\n") else "\n")
     if args.report is not None:
-        args.report.write_text(exploration.run_report() if not exploration.holds else text, encoding="utf-8")
+        args.report.write_text(exploration.run_report() if exploration.violated else text, encoding="utf-8")
     total = exploration.runs + exploration.pruned + exploration.shrink_replays
     rate = total / exploration.elapsed if exploration.elapsed else 0.0
-    print(
-        f"{exploration.runs} schedule{'' if exploration.runs == 1 else 's'} judged, {exploration.pruned} cut short, {exploration.shrink_replays} shrink "
-        f"replays in {exploration.elapsed:.1f} s ({rate:.0f} runs/s)",
-        file=sys.stderr,
-    )
-    return 0 if exploration.holds else 1
+    if not args.quiet:
+        print(
+            f"{exploration.runs} schedule{'' if exploration.runs == 1 else 's'} judged, {exploration.pruned} cut "
+            f"short, {exploration.shrink_replays} shrink replays in {exploration.elapsed:.1f} s ({rate:.0f} runs/s)",
+            file=sys.stderr,
+        )
+    return exit_status(exploration)
+
+
+def exit_status(exploration: Exploration) -> int:
+    """0 holds, 1 violated, 3 unknown (2 is bad usage, decided before anything runs)."""
+    if exploration.holds:
+        return 0
+    return 1 if exploration.violated else 3
 
 
 def main(argv: list[str] | None = None) -> int:

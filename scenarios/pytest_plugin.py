@@ -12,22 +12,20 @@ exploration's (see :func:`scenarios.explore`); it returns an :class:`~scenarios.
 ``explore.hostile(...)`` takes the same keywords and returns a :class:`~scenarios.HostileReport`.
 
 Marker ``@pytest.mark.scenarios_replay("s0101")`` replays exactly that schedule (a failure report
-prints it). Option ``--scenario-shards N`` (default ``auto``: the number of xdist workers) splits
-every exploration into N tests, each exploring a deterministic part of the schedule space, so
-``pytest -n 4`` explores one scenario on four cores.
+prints it). Option ``--scenario-seed S`` replaces the seed of every random exploration.
+
+An exploration runs whole in the test that calls it, in one worker: under ``pytest -n N`` tests are
+spread over workers, never one exploration, so a verdict cannot depend on ``-n``. To spread one
+large exploration over processes, run ``python -m scenarios run ... --shard K/N`` once per shard.
 """
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
-if TYPE_CHECKING:
-    from scenarios._schedules import Shard
-
-__all__ = ["Explorer", "explore", "scenario_shard"]
+__all__ = ["Explorer", "explore"]
 
 _SCENARIO_KEYWORDS = (
     "objects",
@@ -42,8 +40,9 @@ _SCENARIO_KEYWORDS = (
     "ticks",
     "restarts",
     "setup",
+    "before_run",
     "derive",
-    "seed",
+    "server_seed",
     "max_steps",
 )
 
@@ -51,12 +50,10 @@ _SCENARIO_KEYWORDS = (
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("scenarios", "scenarios: exactly-once exploration")
     group.addoption(
-        "--scenario-shards",
-        default="auto",
-        help="split each exploration into N shard tests (default auto: one per xdist worker, else 1)",
-    )
-    group.addoption(
-        "--scenario-seed", type=int, default=None, help="seed for random explorations (default: the test's)"
+        "--scenario-seed",
+        type=int,
+        default=None,
+        help="seed for every random exploration, replacing the one the test gives (default: the test's, else 0)",
     )
 
 
@@ -66,46 +63,11 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def _shard_count(config: pytest.Config) -> int:
-    value = str(config.getoption("--scenario-shards"))
-    if value != "auto":
-        return max(1, int(value))
-    workers = getattr(config, "workerinput", {}).get("workercount")
-    if workers is None:
-        workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
-    return max(1, int(workers)) if workers else 1
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "scenario_shard" not in metafunc.fixturenames:
-        return
-    if metafunc.definition.get_closest_marker("scenarios_replay") is not None:
-        return
-    count = _shard_count(metafunc.config)
-    if count > 1:
-        from scenarios._schedules import Shard
-
-        metafunc.parametrize(
-            "scenario_shard",
-            [Shard(index, count) for index in range(count)],
-            ids=[f"shard{i + 1}of{count}" for i in range(count)],
-        )
-
-
-@pytest.fixture
-def scenario_shard() -> Shard:
-    """Which part of the schedule space this test explores (all of it unless sharded)."""
-    from scenarios._schedules import Shard
-
-    return Shard()
-
-
 class Explorer:
     """The ``explore`` fixture's value: call it to explore, ``.hostile(...)`` to probe hostile values."""
 
-    def __init__(self, request: pytest.FixtureRequest, shard: Shard) -> None:
+    def __init__(self, request: pytest.FixtureRequest) -> None:
         self._request = request
-        self._shard = shard
 
     def _split(self, keywords: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         from scenarios._running import scenario
@@ -114,7 +76,7 @@ class Explorer:
         return built, keywords
 
     def _hint(self, schedule: str, mutation: str | None) -> list[str]:
-        nodeid = self._request.node.nodeid.split("[shard")[0]
+        nodeid = self._request.node.nodeid
         lines = [f'@pytest.mark.scenarios_replay("{schedule}")  # on {nodeid}']
         if mutation:
             lines.append(f"(with hostile data {mutation})")
@@ -127,10 +89,7 @@ class Explorer:
         marker = self._request.node.get_closest_marker("scenarios_replay")
         if marker is not None:
             settings["replay"] = marker.args[0]
-        seed = self._request.config.getoption("--scenario-seed")
-        if seed is not None:
-            settings.setdefault("seed", seed)
-        settings.setdefault("shard", self._shard)
+        self._seed(settings)
         settings.setdefault("replay_hint", self._hint)
         return explore(target, **settings)
 
@@ -138,11 +97,17 @@ class Explorer:
         from scenarios._running import probe
 
         target, settings = self._split(dict(keywords))
+        self._seed(settings)
         settings.setdefault("replay_hint", self._hint)
         return probe(target, **settings)
 
+    def _seed(self, settings: dict[str, Any]) -> None:
+        seed = self._request.config.getoption("--scenario-seed")
+        if seed is not None:
+            settings["seed"] = seed
+
 
 @pytest.fixture
-def explore(request: pytest.FixtureRequest, scenario_shard: Shard) -> Explorer:
+def explore(request: pytest.FixtureRequest) -> Explorer:
     """Explore a scenario built from keywords; see the module docstring."""
-    return Explorer(request, scenario_shard)
+    return Explorer(request)

@@ -204,6 +204,7 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     started = time.perf_counter()
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
     drop_response = False
+    after_run: Callable[[], None] | None = None
     if state.gate is not None and info.is_resource_request:
         decision = await state.gate(
             GateRequest(
@@ -241,6 +242,7 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
                 request[STALE_REVISION] = decision.stale_revision
                 entry.fault = f"served stale at revision {decision.stale_revision}"
             drop_response = decision.drop_response
+            after_run = decision.after_run
     entry.revision_before = state.store.revision
     writes = track_writes()
     try:
@@ -268,6 +270,8 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
         entry.diagnoses = list(context.diagnoses)
     entry.revision_after = state.store.revision
     entry.write_revisions = list(writes)
+    if after_run is not None:
+        after_run()
     if drop_response:
         _finish(entry, response, state)
         entry.fault = "response lost after commit"

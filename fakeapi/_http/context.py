@@ -57,12 +57,15 @@ class GateDecision:
     ``drop_response``: run the request, commit it, then cut the connection instead of answering.
     ``drop_before``: cut the connection without running the request (a timeout before commit).
     ``stale_revision``: serve a GET from the object's state at or before this revision.
+    ``after_run``: called once the request has run (committed or refused), before its answer is
+    sent or cut: the moment a client process that dies after the server answered dies.
     """
 
     fail_before: dict[str, Any] | None = None
     drop_response: bool = False
     drop_before: bool = False
     stale_revision: int | None = None
+    after_run: Callable[[], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -44,10 +45,12 @@ class Cli:
 
 
 def cli(*args: str | Path, cwd: Path | None = None) -> Cli:
-    """``python -m scenarios ARGS`` in a subprocess, as a user runs it."""
+    """``python -m scenarios ARGS`` in a subprocess, as a user runs it (the repository importable)."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(
         [sys.executable, "-m", "scenarios", *map(str, args)],
         cwd=cwd or REPO,
+        env=environment,
         capture_output=True,
         text=True,
         timeout=900,

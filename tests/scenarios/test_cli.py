@@ -157,15 +157,83 @@ def test_the_post_fix_claim_breaks_on_the_startup_message() -> None:
     assert "job-2/spec/command" in result.out.split("## Robust fields")[1]
 
 
-def test_sharded_runs_cover_the_unsharded_exploration() -> None:
+def test_a_shard_alone_is_unknown_and_the_shards_together_cover_the_whole_search() -> None:
     whole = cli("run", "non-ascii", "--variant", "resource-version", "--exhaustive", "-q")
     halves = [
         cli("run", "non-ascii", "--variant", "resource-version", "--exhaustive", "-q", "--shard", f"{k}/2")
         for k in (1, 2)
     ]
+    assert whole.code == 0 and "HOLDS in every one of" in whole.out
+    assert [half.code for half in halves] == [3, 3]
+    assert all(half.out.startswith("non-ascii / resource-version: UNKNOWN, no violation in") for half in halves)
 
-    def count(out: str) -> int:
-        return int(out.split("HOLDS in every one of ")[1].split()[0])
+    def count(out: str, marker: str) -> int:
+        return int(out.split(marker)[1].split()[0])
 
-    assert whole.code == 0 and all(half.code == 0 for half in halves)
-    assert count(halves[0].out) + count(halves[1].out) == count(whole.out)
+    shards = sum(count(half.out, "no violation in ") for half in halves)
+    assert shards == count(whole.out, "HOLDS in every one of ")
+
+
+def test_a_violation_found_in_one_shard_is_a_violation() -> None:
+    codes = [
+        cli("run", "completion-claim", "--variant", "unconditional", "--exhaustive", "-q", "--shard", f"{k}/3").code
+        for k in (1, 2, 3)
+    ]
+    assert 1 in codes and set(codes) <= {1, 3}
+
+
+OWN_SCENARIO = """
+from scenarios import exactly_once, scenario
+from tests.scenarios.test_engine import CRD, claim_tick, job
+
+def build(variant):
+    tick = claim_tick("job-1", guard={"fixed": "resourceVersion", "buggy": "none"}[variant])
+    return scenario(name="own-claim", variant=variant, objects=[CRD, job("job-1", owner="ada")],
+                    actors={"a": tick, "b": tick}, ticks=2, checks=exactly_once("claim", "default/job-1"))
+
+FIXED = build("fixed")
+"""
+
+
+def test_a_scenario_of_ones_own_runs_and_replays_from_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "own_claims.py").write_text(OWN_SCENARIO)
+    fixed = cli("run", "own_claims:FIXED", "--exhaustive", cwd=tmp_path)
+    assert fixed.code == 0, fixed.out + fixed.err
+    assert fixed.out.startswith("own-claim / fixed: HOLDS in every one of")
+    buggy = cli(
+        "run", "own_claims:build", "--variant", "buggy", "--exhaustive", "--report", tmp_path / "a.md", cwd=tmp_path
+    )
+    assert buggy.code == 1
+    replay = buggy.out.split("## Replay\n")[1].splitlines()[0]
+    assert replay.startswith("python -m scenarios run own_claims:build --variant buggy --replay s")
+    again = cli(*replay.split()[3:], "--report", tmp_path / "b.md", cwd=tmp_path)
+    assert again.code == 1
+    assert (tmp_path / "a.md").read_bytes() == (tmp_path / "b.md").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("own_claims:NOTHING", "own_claims has no attribute 'NOTHING'"),
+        ("no_such_module:X", "cannot import 'no_such_module'"),
+        ("own_claims:OWN", "is not a Scenario"),
+    ],
+)
+def test_a_scenario_of_ones_own_that_is_not_there_is_bad_usage(tmp_path: Path, name: str, message: str) -> None:
+    (tmp_path / "own_claims.py").write_text(OWN_SCENARIO + "\nOWN = 3\n")
+    result = cli("run", name, cwd=tmp_path)
+    assert result.code == 2 and message in result.err
+
+
+def test_a_search_cut_short_exits_3_and_says_why() -> None:
+    result = cli("run", "completion-claim", "--variant", "resource-version", "--exhaustive", "--max-runs", "3")
+    assert result.code == 3, result.out + result.err
+    assert result.out.startswith("completion-claim / resource-version: UNKNOWN, no violation in 3 schedules")
+    assert "- the search stopped at its budget of 3 runs before it was complete" in result.out
+
+
+def test_quiet_prints_the_verdict_line_and_nothing_on_stderr() -> None:
+    result = cli("run", "completion-claim", "--variant", "unconditional", "--exhaustive", "-q", "--no-progress")
+    assert result.code == 1
+    assert result.err == ""
+    assert len(result.out.splitlines()) == 1 and "VIOLATED (" in result.out

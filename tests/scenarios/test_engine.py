@@ -192,20 +192,6 @@ def test_a_stale_read_serves_the_previous_version() -> None:
     assert json.loads(stale.entry.response_body)["spec"]["owner"] == "ada"
 
 
-def test_a_crashed_actor_restarts_with_empty_memory() -> None:
-    async def remember(ctx: TickContext) -> None:
-        await ctx.custom.get_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, "job-1")
-        ctx.memory["read"] = True
-        await ctx.custom.get_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, "job-1")
-        ctx.effect("done", f"incarnation-{ctx.incarnation}-memory-{sorted(ctx.memory)}")
-
-    target = scenario(objects=[CRD, job("job-1")], actors={"a": remember}, faults=["crash"])
-    run = asyncio.run(run_with(target, Pick("a", "crash", "GET")))
-    assert [effect.key for effect in run.effects] == ["incarnation-1-memory-['read']"]
-    crash = next(step for step in run.steps if step.fault == "crash")
-    assert crash.number == 2 and not crash.committed
-
-
 def test_a_watch_resuming_after_compaction_gets_410() -> None:
     async def watch_from_start(ctx: TickContext) -> None:
         listing = await ctx.custom.list_namespaced_custom_object(GROUP, VERSION, "default", PLURAL)
@@ -305,3 +291,126 @@ def test_explore_can_be_called_from_async_code() -> None:
         return explore(racing())
 
     assert asyncio.run(inside()).holds
+
+
+def test_before_run_resets_outside_state_at_the_start_of_every_run_and_replay() -> None:
+    sent: list[str] = []
+    resets: list[int] = []
+
+    async def send_once(ctx: TickContext) -> None:
+        current = await ctx.custom.get_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, "job-1")
+        if not sent:
+            sent.append(current["metadata"]["resourceVersion"])
+            ctx.effect("sent", "default/job-1")
+
+    def reset() -> None:
+        resets.append(len(sent))
+        sent.clear()
+
+    target = scenario(
+        objects=[CRD, job("job-1")],
+        actors={"a": send_once, "b": send_once},
+        checks=exactly_once("sent", "default/job-1"),
+        before_run=reset,
+    )
+    result = explore(target)
+    assert result.holds and len(resets) == result.runs + result.pruned
+    resets.clear()
+    assert explore(target, replay="s1").holds and len(resets) == 1
+
+
+def test_a_run_finds_its_objects_by_kind_or_resource_and_name() -> None:
+    def owner_kept(run: RunRecord) -> bool | str:
+        final = run.final_object("Job", "job-1")
+        assert final is run.final_object("jobs", "job-1", namespace="default")
+        assert run.initial_object("Job", "job-1")["spec"]["owner"] == "ada"
+        return final is not None and final["spec"]["owner"] == "ada"
+
+    tick = claim_tick("job-1")
+    result = explore(
+        scenario(
+            objects=[CRD, job("job-1", owner="ada")], actors={"a": tick}, checks=predicate("owner kept", owner_kept)
+        )
+    )
+    assert result.holds
+    with pytest.raises(KeyError, match="no Job default/job-9 among the scenario's objects"):
+        result.last.final_object("Job", "job-9")  # type: ignore[union-attr]
+
+
+def test_ticks_can_be_given_per_actor() -> None:
+    tick = claim_tick("job-1")
+    target = scenario(objects=[CRD, job("job-1")], actors={"a": tick, "b": tick}, ticks={"a": 3}, checks=[])
+    assert [(actor.name, actor.ticks) for actor in target.actors] == [("a", 3), ("b", 1)]
+    with pytest.raises(ValueError, match="ticks names actors that do not exist: c"):
+        scenario(objects=[CRD, job("job-1")], actors={"a": tick}, ticks={"c": 2}, checks=[])
+
+
+def test_a_timeout_reaches_the_tick_even_though_aiohttp_resends_the_request() -> None:
+    async def read(ctx: TickContext) -> None:
+        try:
+            await ctx.custom.get_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, "job-1")
+        except Exception as error:
+            ctx.effect("error", type(error).__name__)
+            return
+        ctx.effect("read", "default/job-1")
+
+    target = scenario(objects=[CRD, job("job-1")], actors={"a": read}, faults=["timeout"])
+    run = asyncio.run(run_with(target, Pick("a", "timeout", "GET")))
+    assert [effect.name for effect in run.effects] == ["error"]
+    (step,) = run.steps
+    assert step.fault == "timeout" and step.resends_cut == 1
+
+
+def test_a_request_the_client_library_sends_again_is_shown_as_its_resend() -> None:
+    result = explore(
+        scenario(objects=[CRD, job("job-1")], actors={"a": watch_once}, faults=["watch-drop"]),
+        replay="s1",
+    )
+    run = result.last
+    assert run is not None and [step.resend_of for step in run.steps] == [0, 1]
+    from scenarios._report import render_run
+
+    assert "resent by the client library after step 1's connection was cut" in render_run(result.scenario, run, [])
+
+
+async def watch_once(ctx: TickContext) -> None:
+    path = f"/apis/{GROUP}/{VERSION}/namespaces/default/{PLURAL}?watch=1"
+    async with ctx.session.get(path) as response:
+        json.loads(await response.content.readline())
+
+
+def test_the_sequence_diagram_keeps_what_mermaid_would_misread() -> None:
+    async def odd(ctx: TickContext) -> None:
+        await ctx.custom.get_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, "job-1")
+        ctx.effect("done; twice #1", "default/job-1")
+
+    result = explore(scenario(objects=[CRD, job("job-1")], actors={"a": odd}, checks=at_most_once("done; twice #1")))
+    assert result.holds
+    report = explore(
+        scenario(objects=[CRD, job("job-1")], actors={"a": odd, "b": odd}, checks=at_most_once("done; twice #1"))
+    ).report()
+    assert "Note over A1: effect done#59; twice #35;1(default/job-1)" in report
+
+
+def test_a_live_run_leaves_the_cluster_as_it_found_it(tmp_path: Any) -> None:
+    from fakeapi import FakeAPIServer
+
+    with FakeAPIServer() as cluster:
+        kubeconfig = cluster.kubeconfig(tmp_path / "kubeconfig")
+        result = explore(racing(ticks=2), kubeconfig=kubeconfig, schedules=2, exhaustive=False)
+        assert result.holds
+        crd = cluster.find("apiextensions.k8s.io/v1", "CustomResourceDefinition", "jobs.example.com", namespace="")
+        assert crd is None
+        with pytest.raises(LookupError, match="no resource of kind Job"):
+            cluster.find("example.com/v1", "Job", "job-1")
+
+
+def test_a_live_run_keeps_a_crd_that_was_there_before(tmp_path: Any) -> None:
+    from fakeapi import FakeAPIServer
+
+    with FakeAPIServer() as cluster:
+        cluster.load(CRD)
+        kubeconfig = cluster.kubeconfig(tmp_path / "kubeconfig")
+        assert explore(racing(), kubeconfig=kubeconfig, schedules=1, exhaustive=False).holds
+        assert cluster.find("apiextensions.k8s.io/v1", "CustomResourceDefinition", "jobs.example.com", namespace="")
+        assert cluster.find("example.com/v1", "Job", "job-1") is None

@@ -1,5 +1,6 @@
 """The pytest plugin as an operator repository uses it: the example runs, a failing scenario prints
-its counterexample and the decorator that replays it, and explorations shard into tests."""
+its counterexample and the decorator that replays it, verdicts are the same under xdist, and the
+seed given to ``explore`` is the random exploration's."""
 
 from __future__ import annotations
 
@@ -25,24 +26,50 @@ def test_unguarded_claim(explore):
             checks=exactly_once("claim", "default/job-1")).assert_holds()
 """
 
-HOLDING = """
+VERDICTS = """
 from scenarios import exactly_once
 from tests.scenarios.test_engine import CRD, claim_tick, job
 
-def test_guarded_claim(explore):
-    tick = claim_tick("job-1")
-    result = explore(objects=[CRD, job("job-1", owner="ada")], actors={"a": tick, "b": tick}, ticks=2,
-                     checks=exactly_once("claim", "default/job-1"))
+def race(explore, guard, **settings):
+    tick = claim_tick("job-1", guard=guard)
+    return explore(objects=[CRD, job("job-1", owner="ada")], actors={"a": tick, "b": tick}, ticks=2,
+                   checks=exactly_once("claim", "default/job-1"), **settings)
+
+def test_the_guarded_claim_holds(explore):
+    result = race(explore, "resourceVersion")
     result.assert_holds()
-    print("SHARD", result.settings.shard.index, result.settings.shard.count, result.runs)
+    print("RUNS", result.runs)
+
+def test_the_unguarded_claim_is_caught(explore):
+    result = race(explore, "none")
+    assert result.verdict.startswith("violated")
+
+def test_hostile_values_are_judged_whole(explore):
+    assert not explore.hostile(objects=[CRD, job("job-1", owner="ada")],
+                               actors={"a": claim_tick("job-1"), "b": claim_tick("job-1")},
+                               checks=exactly_once("claim", "default/job-1"), schedules=2).fragile
+"""
+
+SEEDED = """
+from scenarios import exactly_once
+from tests.scenarios.test_engine import CRD, claim_tick, job
+
+def test_seeded(explore):
+    ids = []
+    tick = claim_tick("job-1", guard="none")
+    explore(objects=[CRD, job("job-1", owner="ada")], actors={"a": tick, "b": tick}, ticks=2,
+            checks=exactly_once("claim", "default/job-1"), exhaustive=False, schedules=6, seed=SEED,
+            keep_going=True, shrink=False, progress=lambda e: ids.append(e.last.schedule_id))
+    print("IDS", " ".join(ids))
 """
 
 
-def pytest_in(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def pytest_in(directory: Path, *args: str, xdist: bool = False) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PYTHONPATH": str(REPO)}
     environment.pop("PYTEST_XDIST_WORKER_COUNT", None)
+    plugins = [] if xdist else ["-p", "no:xdist"]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", *PLUGIN_ARGS, *args],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugins, *PLUGIN_ARGS, *args],
         cwd=directory,
         env=environment,
         capture_output=True,
@@ -72,15 +99,24 @@ def test_a_failing_scenario_prints_its_counterexample_and_replay_decorator(tmp_p
     assert f"VIOLATION in schedule {schedule}" in again.stdout
 
 
-def test_explorations_shard_into_tests(tmp_path: Path) -> None:
-    (tmp_path / "test_claim.py").write_text(HOLDING)
-    whole = pytest_in(tmp_path, "-q", "-s", "--scenario-shards", "1")
-    split = pytest_in(tmp_path, "-q", "-s", "--scenario-shards", "3")
-    assert whole.returncode == 0 and split.returncode == 0, split.stdout + split.stderr
-    assert "3 passed" in split.stdout
+def test_verdicts_do_not_depend_on_the_number_of_workers(tmp_path: Path) -> None:
+    (tmp_path / "test_claims.py").write_text(VERDICTS)
+    alone = pytest_in(tmp_path, "-q", "-s")
+    spread = pytest_in(tmp_path, "-q", "-s", "-n", "2", xdist=True)
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert spread.returncode == 0, spread.stdout + spread.stderr
+    assert "3 passed" in alone.stdout and "3 passed" in spread.stdout
+    whole = re.findall(r"RUNS (\d+)", alone.stdout)
+    assert len(whole) == 1 and int(whole[0]) > 1
 
-    def runs(out: str) -> list[int]:
-        return [int(count) for count in re.findall(r"SHARD \d+ \d+ (\d+)", out)]
 
-    assert len(runs(split.stdout)) == 3
-    assert sum(runs(split.stdout)) == sum(runs(whole.stdout))
+def test_the_seed_given_to_explore_is_the_random_explorations_seed(tmp_path: Path) -> None:
+    def ids(seed: int, *options: str) -> list[str]:
+        (tmp_path / "test_seeded.py").write_text(SEEDED.replace("SEED", str(seed)))
+        result = pytest_in(tmp_path, "-q", "-s", *options)
+        assert result.returncode == 0, result.stdout + result.stderr
+        return re.findall(r"IDS (.*)", result.stdout)[0].split()
+
+    first, again, other = ids(7), ids(7), ids(8)
+    assert first == again and first != other and len(first) == 6
+    assert ids(3, "--scenario-seed", "7") == first
