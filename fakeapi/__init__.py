@@ -2,7 +2,8 @@
 
 The public surface: :class:`FakeAPIServer` (start it, load objects, point clients at it), the
 request journal it keeps (:class:`JournalEntry`), and the gate hook (:class:`GateRequest`,
-:class:`GateDecision`) an engine such as ``scenarios`` uses to hold and release requests.
+:class:`GateDecision`, :class:`WatchValve`) an engine such as ``scenarios`` uses to hold and release
+requests and the events watchers see.
 
 The names are imported on first use: the pytest plugin lives in this package, and a test session
 that never asks for a fixture should not pay for importing the server and aiohttp.
@@ -15,11 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fakeapi.errors import APIError
-    from fakeapi.server import FakeAPIServer, GateDecision, GateRequest, JournalEntry, StoreSnapshot
+    from fakeapi.server import FakeAPIServer, GateDecision, GateRequest, JournalEntry, StoreSnapshot, WatchValve
 
 __version__ = "0.1.0"
 
-__all__ = ["APIError", "FakeAPIServer", "GateDecision", "GateRequest", "JournalEntry", "StoreSnapshot", "__version__"]
+__all__ = [
+    "APIError",
+    "FakeAPIServer",
+    "GateDecision",
+    "GateRequest",
+    "JournalEntry",
+    "StoreSnapshot",
+    "WatchValve",
+    "__version__",
+]
 
 _HOMES = {
     "APIError": "fakeapi.errors",
@@ -28,6 +38,7 @@ _HOMES = {
     "GateRequest": "fakeapi.server",
     "JournalEntry": "fakeapi.server",
     "StoreSnapshot": "fakeapi.server",
+    "WatchValve": "fakeapi.server",
 }
 
 

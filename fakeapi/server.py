@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from fakeapi._http.app import build_server
-from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState
+from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState, WatchValve
 from fakeapi._patching.godecode import normalize
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import Journal, JournalEntry
@@ -30,7 +30,15 @@ from fakeapi._state.resources import NAMESPACE_TYPE, ResourceType
 from fakeapi._state.store import StoreSnapshot
 from fakeapi.errors import APIError
 
-__all__ = ["FakeAPIServer", "GateDecision", "GateRequest", "JournalEntry", "StoreSnapshot", "new_event_loop"]
+__all__ = [
+    "FakeAPIServer",
+    "GateDecision",
+    "GateRequest",
+    "JournalEntry",
+    "StoreSnapshot",
+    "WatchValve",
+    "new_event_loop",
+]
 
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 T = TypeVar("T")

@@ -181,6 +181,12 @@ class ActorThreads:
         future.add_done_callback(self._futures.discard)
         return await asyncio.wrap_future(future)
 
+    @property
+    def busy(self) -> bool:
+        """Whether a thread is running this actor's code right now (or waiting inside it)."""
+        with self._lock:
+            return bool(self._running)
+
     def interrupt(self) -> None:
         with self._lock:
             for ident in self._running:

@@ -7,6 +7,14 @@ fault, and waits until that actor is held again or done. The other actors cannot
 so the run is a function of its choices. Clients and the server live across runs; only the store
 is restored, which is what keeps a schedule cheap.
 
+Watches: every watch an actor opens is metered (:class:`fakeapi.WatchValve`). An actor that waits
+for its next watch event is *parked*: the engine sees that nothing on the loop can move (no
+callback ready, no socket readable, no timer due) while the actor's task is alive and holds no
+request, and stops waiting for it. Letting one event through to a parked actor is then an option
+like releasing a request, so when a watcher sees another actor's write is part of the schedule.
+This needs the standard asyncio loop (it reads the loop's ready queue and selector) and async
+ticks: a thread blocked on a watch cannot be told from a thread at work.
+
 Crashes follow docs/scenarios-crash-model.md: an actor dies before a request leaves, after the
 server ran a write (before it acts on the answer), or at the end of a tick whose last action was a
 side effect. An async tick is cancelled where it stands; a synchronous one (a thread) gets
@@ -29,7 +37,7 @@ from typing import Any
 
 import aiohttp
 
-from fakeapi import FakeAPIServer, GateDecision, GateRequest
+from fakeapi import FakeAPIServer, GateDecision, GateRequest, WatchValve
 from scenarios._actors import (
     ActorClients,
     ActorCrashed,
@@ -45,6 +53,7 @@ from scenarios._faults import FAULTS, Fault, enabled_faults, validate_faults
 from scenarios._gating import Conductor, Held
 from scenarios._model import (
     TICK_END,
+    WATCH_EVENT,
     ActorError,
     Choice,
     Effect,
@@ -107,6 +116,9 @@ class Engine:
         self.server = FakeAPIServer(clock=lambda: FIXED_CLOCK, seed=scenario.server_seed)
         self.conductor = Conductor(set(names))
         self.conductor.hold_watches = any(name in _WATCH_FAULTS for name in scenario.faults)
+        self.conductor.on_watch = self._watch_opened
+        self._settling: str | None = None
+        self._parked: asyncio.Future[None] | None = None
         self.pointer = KubeconfigPointer()
         self.clients: dict[str, ActorClients] = {}
         self._workdir = tempfile.TemporaryDirectory(prefix="scenarios-")
@@ -221,7 +233,7 @@ class Engine:
             for actor in self.scenario.actors:
                 await self._start_actor(self._runtimes[actor.name])
             previous: str | None = None
-            while self.conductor.held:
+            while self.conductor.held or self._deliverable():
                 if len(record.steps) >= self.scenario.max_steps:
                     record.outcome = "step-budget"
                     break
@@ -247,13 +259,36 @@ class Engine:
         record.final = {key: self._fetch(key) for key in self._initial}
         return record
 
-    def _options(self) -> tuple[list[Option], list[Held]]:
-        """Every held action, each alone and then with each fault that applies to it, in a fixed order."""
+    def _parked_actors(self) -> list[str]:
+        """Actors alive, holding no request, waiting on their watches."""
+        return [
+            name
+            for name, runtime in self._runtimes.items()
+            if runtime.task is not None and not runtime.task.done() and name not in self.conductor.held
+        ]
+
+    def _deliverable(self) -> bool:
+        if not self.conductor.valves:
+            return False
+        return any(self.conductor.waiting_valves(name) for name in self._parked_actors())
+
+    def _options(self) -> tuple[list[Option], list[Any]]:
+        """Every held action, each alone and then with each fault that applies to it, then every watch
+        event a parked actor could see next, in a fixed order."""
         options: list[Option] = []
-        pending: list[Held] = []
+        pending: list[Any] = []
         budget = self._faults_used < self.scenario.max_faults
-        for actor in sorted(self.conductor.held):
+        parked = set(self._parked_actors()) if self.conductor.valves else set()
+        for actor in sorted({*self.conductor.held, *parked}):
             runtime = self._runtimes[actor]
+            if actor in parked:
+                for number, valve in enumerate(self.conductor.valves.get(actor, [])):
+                    if valve.waiting:
+                        watch = valve.request
+                        where = (watch.group, watch.resource, watch.namespace, watch.name)
+                        options.append(Option(actor, None, "WATCH", f"{watch.path}#{number}", WATCH_EVENT, where))
+                        pending.append(valve)
+                continue
             for held in self.conductor.held[actor]:
                 request = held.request
                 if request is None:
@@ -297,7 +332,9 @@ class Engine:
                 return step.revision_before
         return None
 
-    async def _perform(self, option: Option, held: Held) -> bool:
+    async def _perform(self, option: Option, held: Any) -> bool:
+        if option.verb == WATCH_EVENT:
+            return await self._deliver(option, held)
         record = self._record
         runtime = self._runtimes[option.actor]
         request = held.request
@@ -334,6 +371,49 @@ class Engine:
             step.committed = True
             step.state_after = self._fetch(option.target)
         return step.committed
+
+    async def _deliver(self, option: Option, valve: WatchValve) -> bool:
+        """Let the next event of a parked actor's watch through, and run the actor until it waits again."""
+        record = self._record
+        runtime = self._runtimes[option.actor]
+        kind, obj = valve.waiting[0]
+        metadata = obj.get("metadata") or {}
+        step = Step(len(record.steps) + 1, option, runtime.incarnation, "", 0)
+        step.revision_before = self.server.revision
+        step.event = f"{kind} {metadata.get('name', '')} (resourceVersion {metadata.get('resourceVersion', '')})"
+        record.steps.append(step)
+        runtime.last_step = step.number
+        waiter = self.conductor.expect(option.actor)
+        self.pointer.point(self.clients[option.actor].kubeconfig)
+        valve.let_one_through()
+        await self._settle(option.actor, waiter)
+        return False
+
+    def _watch_opened(self, actor: str) -> None:
+        """An actor opened a watch: from now on, while it runs, look out for it waiting on it."""
+        if self._settling == actor and self._parked is None:
+            self._parked = asyncio.get_running_loop().create_task(self._idle(self._runtimes[actor]))
+
+    async def _idle(self, runtime: ActorRuntime) -> None:
+        """Return once nothing on the loop can move: no ready callback, no readable or writable socket,
+        no timer due, no thread of the actor at work. The actor then waits for something only another
+        actor's step can bring (its watch's next event)."""
+        loop = asyncio.get_running_loop()
+        ready = getattr(loop, "_ready", None)
+        selector = getattr(loop, "_selector", None)
+        scheduled = getattr(loop, "_scheduled", None)
+        if ready is None or selector is None or scheduled is None:
+            return  # a loop whose internals are unknown: only the watchdog ends the wait
+        while True:
+            await asyncio.sleep(0)
+            if ready or runtime.threads.busy:
+                continue
+            if scheduled and scheduled[0].when() <= loop.time():
+                continue
+            if selector.select(0):
+                continue
+            self.conductor.wake(runtime.actor.name)
+            return
 
     def _resend_of(self, runtime: ActorRuntime, option: Option) -> int:
         """The step this one repeats, when the client library sent it again after its connection was cut."""
@@ -470,23 +550,30 @@ class Engine:
         return effect
 
     async def _settle(self, actor: str, waiter: asyncio.Future[None]) -> None:
-        """Wait until ``actor`` is blocked at the gate again or done; the timer only catches a stuck actor."""
+        """Wait until ``actor`` is held again, done, or parked on its watches; the timer only catches a
+        stuck actor."""
 
         def stuck() -> None:
             if not waiter.done():
                 waiter.set_exception(
                     EngineStuck(
-                        f"actor {actor} neither sent a request nor finished within {self.settle_timeout:g} s: it "
-                        "waits on something the engine does not control (a watch for another actor's write, a "
-                        "sleep, a lock)"
+                        f"actor {actor} neither sent a request, nor waited on its watch, nor finished within "
+                        f"{self.settle_timeout:g} s: it waits on something the engine does not control (a "
+                        "sleep, a lock, a synchronous watch in a thread)"
                     )
                 )
 
         watchdog = asyncio.get_running_loop().call_later(self.settle_timeout, stuck)
+        self._settling, self._parked = actor, None
+        if self.conductor.watching(actor):
+            self._watch_opened(actor)
         try:
             await waiter
         finally:
             watchdog.cancel()
+            if self._parked is not None:
+                self._parked.cancel()
+            self._settling, self._parked = None, None
 
     async def _halt(self) -> None:
         """End the run: every actor still alive stops where it stands, its threads included."""

@@ -56,6 +56,9 @@ class Exploration:
     settings: Settings
     mode: str
     runs: int = 0
+    minimizing_runs: int = 0
+    """``runs``: schedules judged until the verdict was reached (a violation found, or every schedule);
+    ``minimizing_runs``: schedules judged after a violation, searching for one with fewer faults."""
     pruned: int = 0
     skipped: int = 0
     violating: int = 0
@@ -218,7 +221,10 @@ class _Search:
 
     def _account(self, run: RunRecord) -> None:
         result = self.result
-        result.runs += 1
+        if self.best is not None and not self.settings.keep_going:
+            result.minimizing_runs += 1
+        else:
+            result.runs += 1
         result.last = run
         result._note(run)
         for check in self.checks:
@@ -228,7 +234,7 @@ class _Search:
         if run.violations:
             result.violating += 1
             if self.best is None:
-                result.found_as, result.found_after = run.schedule_id, result.runs
+                result.found_as, result.found_after = run.schedule_id, result.runs + result.minimizing_runs
             if self.best is None or cost(run) < cost(self.best):
                 self.best = run
         if self.progress is not None:
@@ -238,7 +244,7 @@ class _Search:
         result, settings = self.result, self.settings
         dfs = DepthFirst(reduction=settings.reduction, shard=settings.shard)
         while not dfs.finished:
-            if settings.max_runs is not None and result.runs >= settings.max_runs:
+            if settings.max_runs is not None and result.runs + result.minimizing_runs >= settings.max_runs:
                 result.complete = False
                 return
             dfs.begin()

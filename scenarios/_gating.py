@@ -7,14 +7,18 @@ are not requests (the end of a tick, where a process can die after its last side
 the same way with :meth:`hold_point`. The engine learns, through ``expect``, the moment an actor it
 let run is held again or has finished: that is what makes a run a function of its schedule, without
 sleeps or polling.
+
+Every watch an actor opens gets a :class:`WatchValve`: its stream's later events wait there until
+the engine lets one through, so when a watcher sees another actor's write is a choice too.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from fakeapi import GateDecision, GateRequest
+from fakeapi import GateDecision, GateRequest, WatchValve
 
 __all__ = ["Conductor", "Held"]
 
@@ -34,15 +38,36 @@ class Conductor:
         self.active = False
         self.hold_watches = False
         self.held: dict[str, list[Held]] = {}
+        self.valves: dict[str, list[WatchValve]] = {}
+        self.on_watch: Callable[[str], None] | None = None
         self._waiters: dict[str, asyncio.Future[None]] = {}
 
     async def gate(self, request: GateRequest) -> GateDecision | None:
         actor = request.actor
         if not self.active or actor is None or actor not in self.actors:
             return None
-        if request.verb == "watch" and not self.hold_watches:
-            return None
-        return await self._hold(actor, Held(request, asyncio.get_running_loop().create_future()))
+        if request.verb != "watch":
+            return await self._hold(actor, Held(request, asyncio.get_running_loop().create_future()))
+        decision = None
+        if self.hold_watches:
+            decision = await self._hold(actor, Held(request, asyncio.get_running_loop().create_future()))
+        if decision is not None and (decision.drop_before or decision.fail_before is not None):
+            return decision
+        if not self.active:
+            return decision
+        valve = WatchValve(request)
+        self.valves.setdefault(actor, []).append(valve)
+        if self.on_watch is not None:
+            self.on_watch(actor)
+        return replace(decision or GateDecision(), valve=valve)
+
+    def waiting_valves(self, actor: str) -> list[WatchValve]:
+        """The actor's open watches that hold an event back."""
+        return [valve for valve in self.valves.get(actor, []) if valve.waiting]
+
+    def watching(self, actor: str) -> bool:
+        valves = self.valves.get(actor)
+        return valves is not None and any(not valve.closed for valve in valves)
 
     async def hold_point(self, actor: str, point: str) -> GateDecision | None:
         """Hold ``actor`` at a point of its code that is not a request, until the engine releases it."""
@@ -90,4 +115,5 @@ class Conductor:
             for held in list(queue):
                 self.release(held, decision)
         self.held.clear()
+        self.valves.clear()
         self._waiters.clear()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TICK_END",
+    "WATCH_EVENT",
     "Actor",
     "ActorError",
     "Check",
@@ -123,13 +124,16 @@ class Scenario:
 
 TICK_END = "tick-end"
 """The verb of a point that is not a request: the end of a tick whose last action was a side effect."""
+WATCH_EVENT = "watch-event"
+"""The verb of letting the next event of an actor's open watch through to it (a read of the collection)."""
 
 
 @dataclass(frozen=True)
 class Option:
     """One thing the engine can do at a choice point: release an actor's held request, maybe with a fault.
 
-    A point that is not a request (``verb`` :data:`TICK_END`) has no method or path.
+    A point that is not a request (``verb`` :data:`TICK_END`) has no method or path; letting a watch
+    event through (:data:`WATCH_EVENT`) has the watch's path and target.
     """
 
     actor: str
@@ -145,15 +149,17 @@ class Option:
 
     @property
     def is_read(self) -> bool:
-        return self.verb in ("get", "list", "watch")
+        return self.verb in ("get", "list", "watch", WATCH_EVENT)
 
     @property
     def is_request(self) -> bool:
-        return self.verb != TICK_END
+        return self.verb not in (TICK_END, WATCH_EVENT)
 
     def describe(self) -> str:
-        if not self.is_request:
+        if self.verb == TICK_END:
             text = f"{self.actor}: end of tick"
+        elif self.verb == WATCH_EVENT:
+            text = f"{self.actor}: next event of watch {self.target[1]}"
         else:
             text = f"{self.actor}: {self.method} {self.target[3] or self.target[1]}"
         return f"{text} [{self.fault}]" if self.fault else text
@@ -199,6 +205,7 @@ class Step:
     committed: bool = False
     resends_cut: int = 0
     resend_of: int = 0
+    event: str = ""
 
     @property
     def actor(self) -> str:

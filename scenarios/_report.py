@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from scenarios._faults import FAULTS
-from scenarios._model import RunRecord, Scenario, Step
+from scenarios._model import TICK_END, WATCH_EVENT, RunRecord, Scenario, Step
 
 if TYPE_CHECKING:
     from scenarios._exploring import Exploration
@@ -85,10 +85,10 @@ def _header(exploration: Exploration) -> str:
     ]
     if exploration.settings.keep_going:
         lines.append(f"{exploration.violating} of {exploration.runs} schedules violate it")
-    if exploration.found_after and exploration.found_after < exploration.runs and not exploration.settings.keep_going:
+    if exploration.minimizing_runs:
         lines.append(
-            f"first violation in schedule {exploration.found_after} ({exploration.found_as}); the search went on "
-            "for one with fewer faults"
+            f"then {_plural(exploration.minimizing_runs, 'more schedule')} searched for a counterexample with "
+            "fewer faults"
         )
     if exploration.fewest_faults_proven:
         faults = sum(1 for choice in exploration.counterexample.choices if choice.fault is not None)
@@ -134,6 +134,8 @@ def describe_scope(exploration: Exploration) -> str:
             else "every interleaving"
         )
         searched = f"exhaustive over {space}: {exploration.runs} judged, {exploration.pruned} cut short as equivalent"
+        if exploration.minimizing_runs:
+            searched += f", {exploration.minimizing_runs} more judged for fewer faults"
     elif exploration.mode == "random":
         searched = f"sampled: {exploration.runs} schedules at random with seed {settings.seed}, not every schedule"
     elif exploration.mode == "live":
@@ -240,8 +242,10 @@ def _flags_section(flags: list[Any], title: str) -> str:
 
 
 def _what(step: Step) -> str:
-    if not step.option.is_request:
+    if step.option.verb == TICK_END:
         return "end of tick"
+    if step.option.verb == WATCH_EVENT:
+        return f"watch of {step.option.target[1]} sees {step.event}"
     _, resource, _, name = step.option.target
     what = f"{resource}/{name}" if name else resource
     entry = step.entry
@@ -326,7 +330,9 @@ def _mermaid(scenario: Scenario, run: RunRecord) -> str:
     for step in run.steps:
         actor = ids[step.actor]
         label = f"{step.number}. {_what(step)}" + (f" [{step.fault}]" if step.fault else "")
-        if not step.option.is_request:
+        if step.option.verb == WATCH_EVENT:
+            lines.append(f"    S-){actor}: {_mermaid_text(label)}")
+        elif not step.option.is_request:
             lines.append(f"    Note over {actor}: {_mermaid_text(label)}")
         else:
             lines.append(f"    {actor}->>S: {_mermaid_text(label)}")
@@ -379,6 +385,8 @@ def _elide_managed_fields(body: bytes) -> bytes:
 
 def _exchange(step: Step) -> str:
     entry = step.entry
+    if step.option.verb == WATCH_EVENT:
+        return f"### {step.number}. {step.actor}: {_what(step)}\n(the event as the watch stream sent it)\n"
     if not step.option.is_request:
         lines = [f"### {step.number}. {step.actor}: end of tick"]
         if step.fault:

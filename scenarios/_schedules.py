@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from scenarios._faults import FAULTS
-from scenarios._model import Choice, Option
+from scenarios._model import TICK_END, Choice, Option
 
 __all__ = [
     "REDUCTIONS",
@@ -101,8 +101,9 @@ def independent(a: Option, b: Option) -> bool:
 
 
 def touches_store(option: Option) -> bool:
-    """Whether the step reaches the store at all (a fault may stop it first; a tick's end is no request)."""
-    if not option.is_request:
+    """Whether the step reaches the store at all (a fault may stop it first; a tick's end is no request;
+    a watch event let through is taken as a read of the watched collection)."""
+    if option.verb == TICK_END:
         return False
     return option.fault is None or FAULTS[option.fault].reaches_store
 
@@ -205,10 +206,10 @@ class DepthFirst:
     to every actor (sleep sets still prune there), so the tree, and the partition of it into shards,
     is the same whatever the number of shards and whichever runs each shard makes.
 
-    Within a state the default comes first, then the other actors' plain requests, then faults, so
-    the search meets cheap schedules first. ``fault_limit`` (lowered by the explorer once it holds a
-    counterexample with that many faults) skips every option that would put more faults than that
-    in a schedule: what is left to explore is then exactly the schedules that could beat it.
+    Within a state the default (the same actor, plainly) comes first, then the options in their
+    fixed order, each actor's plain request before its faulted variants. ``fault_limit`` (lowered by
+    the explorer once it holds a counterexample) skips every option that would put more faults than
+    that in a schedule: what is left to explore is then exactly the schedules that could have fewer.
     """
 
     def __init__(self, *, reduction: str = "dpor", shard: Shard | None = None) -> None:
@@ -243,12 +244,7 @@ class DepthFirst:
                 )
             return frame.tried[-1]
         sleep = self._child_sleep()
-        # Cheaper schedules first: the default, then other actors plainly, then faults.
-        order = [
-            default,
-            *(i for i in range(len(options)) if i != default and options[i].fault is None),
-            *(i for i in range(len(options)) if i != default and options[i].fault is not None),
-        ]
+        order = [default, *(i for i in range(len(options)) if i != default)]
         actors = {option.actor for option in options}
         if self.reduction != "dpor" or depth < self.shard.depth:
             backtrack = actors

@@ -277,12 +277,14 @@ def _finish(args: argparse.Namespace, exploration: Exploration, text: str, displ
         print(text, end="" if text.endswith("\n") else "\n")
     if args.report is not None:
         args.report.write_text(exploration.run_report() if exploration.violated else text, encoding="utf-8")
-    total = exploration.runs + exploration.pruned + exploration.shrink_replays
+    total = exploration.runs + exploration.minimizing_runs + exploration.pruned + exploration.shrink_replays
     rate = total / exploration.elapsed if exploration.elapsed else 0.0
     if not args.quiet:
+        minimizing = f", {exploration.minimizing_runs} for fewer faults" if exploration.minimizing_runs else ""
         print(
-            f"{exploration.runs} schedule{'' if exploration.runs == 1 else 's'} judged, {exploration.pruned} cut "
-            f"short, {exploration.shrink_replays} shrink replays in {exploration.elapsed:.1f} s ({rate:.0f} runs/s)",
+            f"{exploration.runs} schedule{'' if exploration.runs == 1 else 's'} judged{minimizing}, "
+            f"{exploration.pruned} cut short, {exploration.shrink_replays} shrink replays in "
+            f"{exploration.elapsed:.1f} s ({rate:.0f} runs/s)",
             file=sys.stderr,
         )
     return exit_status(exploration)

@@ -27,7 +27,7 @@ from aiohttp import HttpVersion11, web
 from fakeapi._http import discovery
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
-from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION, STREAM
+from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
@@ -243,6 +243,8 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
                 entry.fault = f"served stale at revision {decision.stale_revision}"
             drop_response = decision.drop_response
             after_run = decision.after_run
+            if decision.valve is not None:
+                request[VALVE] = decision.valve
     entry.revision_before = state.store.revision
     writes = track_writes()
     try:

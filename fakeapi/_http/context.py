@@ -14,8 +14,9 @@ from typing import Any
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import Journal
 from fakeapi._state.store import Store
+from fakeapi._state.watching import Watcher
 
-__all__ = ["Gate", "GateDecision", "GateRequest", "ServerConfig", "ServerState"]
+__all__ = ["Gate", "GateDecision", "GateRequest", "ServerConfig", "ServerState", "WatchValve"]
 
 
 @dataclass
@@ -49,6 +50,46 @@ class GateRequest:
         return self.verb in ("get", "list", "watch")
 
 
+class WatchValve:
+    """Holds back the events a watch stream would send after it started, until they are let through.
+
+    Give one to a watch request in :attr:`GateDecision.valve`: the stream still sends what its start
+    point makes it send at once (the ADDED events of a watch without resourceVersion, the changes
+    after a resourceVersion it resumes from), then every later event waits in the valve until
+    :meth:`let_one_through`. An engine that orders what each client sees uses it to decide when a
+    watcher sees another client's write. ``on_event`` is called whenever an event starts waiting.
+    """
+
+    def __init__(self, request: GateRequest) -> None:
+        self.request = request
+        self.on_event: Callable[[], None] | None = None
+        self.closed = False
+        self._watcher: Watcher | None = None
+
+    @property
+    def waiting(self) -> list[tuple[str, dict[str, Any]]]:
+        """The ``(type, object)`` events held back, oldest first."""
+        return self._watcher.held if self._watcher is not None and not self.closed else []
+
+    def let_one_through(self) -> None:
+        if self._watcher is None or not self.waiting:
+            raise RuntimeError("no event is waiting in this valve")
+        self._watcher.allow(1)
+
+    def attach(self, watcher: Watcher) -> None:
+        """Meter ``watcher`` from now on (called by the watch handler once its start is sent)."""
+        self._watcher = watcher
+        watcher.allowance = len(watcher.events)
+        watcher.on_queued = self._queued
+
+    def detach(self) -> None:
+        self.closed = True
+
+    def _queued(self) -> None:
+        if self.on_event is not None:
+            self.on_event()
+
+
 @dataclass
 class GateDecision:
     """What a gate says about a request it held.
@@ -59,6 +100,7 @@ class GateDecision:
     ``stale_revision``: serve a GET from the object's state at or before this revision.
     ``after_run``: called once the request has run (committed or refused), before its answer is
     sent or cut: the moment a client process that dies after the server answered dies.
+    ``valve``: for a watch, hold its later events in this :class:`WatchValve`.
     """
 
     fail_before: dict[str, Any] | None = None
@@ -66,6 +108,7 @@ class GateDecision:
     drop_before: bool = False
     stale_revision: int | None = None
     after_run: Callable[[], None] | None = None
+    valve: WatchValve | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

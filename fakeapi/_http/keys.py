@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from fakeapi._http.context import WatchValve
 from fakeapi._http.patching import PatchContext
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state.journal import JournalEntry
 
-__all__ = ["ENTRY", "INFO", "PATCH_CONTEXT", "STALE_REVISION", "STREAM"]
+__all__ = ["ENTRY", "INFO", "PATCH_CONTEXT", "STALE_REVISION", "STREAM", "VALVE"]
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("fakeapi_info", RequestInfo)
 ENTRY: web.RequestKey[JournalEntry] = web.RequestKey("fakeapi_entry", JournalEntry)
 PATCH_CONTEXT: web.RequestKey[PatchContext] = web.RequestKey("fakeapi_patch_context", PatchContext)
 STALE_REVISION: web.RequestKey[int] = web.RequestKey("fakeapi_stale_revision", int)
+VALVE: web.RequestKey[WatchValve] = web.RequestKey("fakeapi_valve", WatchValve)
 # A streamed answer whose headers went out: what the journal records if the client leaves mid-stream.
 STREAM: web.RequestKey[web.StreamResponse] = web.RequestKey("fakeapi_stream", web.StreamResponse)

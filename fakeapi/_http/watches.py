@@ -20,7 +20,7 @@ from aiohttp.abc import AbstractStreamWriter
 
 from fakeapi._http.answers import served, served_encoding
 from fakeapi._http.context import ServerState
-from fakeapi._http.keys import STREAM
+from fakeapi._http.keys import STREAM, VALVE
 from fakeapi._http.negotiation import negotiate_answer
 from fakeapi._http.options import parse_list_options, parse_resource_version
 from fakeapi._http.reads import selector_filter
@@ -126,6 +126,9 @@ async def handle_watch(
         await response.write(_event_line("ERROR", encode_in_order(expired.status())))
         await response.write_eof()
         return response
+    valve = request.get(VALVE)
+    if valve is not None:
+        valve.attach(watcher)
     try:
         for line in initial:
             await response.write(line)
@@ -137,6 +140,8 @@ async def handle_watch(
     finally:
         # Also when the client went away and the handler is cancelled: the watch ends with it.
         store.hub.unsubscribe(watcher)
+        if valve is not None:
+            valve.detach()
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write_eof()
     return response
@@ -194,7 +199,7 @@ async def _stream(
                 break
         if lines:
             _send(request, writer, b"".join(lines))
-        if watcher.closed and not watcher.events:
+        if watcher.closed and not (watcher.events and watcher.allowance != 0):
             return
 
 

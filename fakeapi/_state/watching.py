@@ -41,7 +41,9 @@ Filter = Callable[[dict[str, Any]], bool]
 class Watcher:
     """One watch stream's pending ``(type, object)`` events, in commit order, until it is closed.
 
-    ``matches`` None is a watch without selectors: every object matches.
+    ``matches`` None is a watch without selectors: every object matches. ``allowance`` None lets
+    every queued event go out; a number lets only that many more go out (a metered stream, whose
+    events someone outside lets through one by one), and ``on_queued`` hears of each new one.
     """
 
     def __init__(self, storage_key: tuple[str, str], namespace: str | None, matches: Filter | None) -> None:
@@ -50,6 +52,8 @@ class Watcher:
         self.matches = matches
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.closed = False
+        self.allowance: int | None = None
+        self.on_queued: Callable[[], None] | None = None
         self._waiter: asyncio.Future[None] | None = None
 
     def offer(self, change: Change) -> None:
@@ -61,6 +65,8 @@ class Watcher:
         event = translate(change, self.matches)
         if event is not None:
             self.events.append(event)
+            if self.on_queued is not None:
+                self.on_queued()
             self._wake()
 
     def close(self) -> None:
@@ -69,18 +75,36 @@ class Watcher:
             self.closed = True
             self._wake()
 
+    def allow(self, count: int) -> None:
+        """Let ``count`` more queued events go out (a metered stream)."""
+        self.allowance = (self.allowance or 0) + count
+        self._wake()
+
+    @property
+    def held(self) -> list[tuple[str, dict[str, Any]]]:
+        """The queued events a metered stream may not send yet."""
+        if self.allowance is None:
+            return []
+        return self.events[self.allowance :]
+
     def take(self) -> list[tuple[str, dict[str, Any]]]:
-        """All the events queued so far."""
-        events, self.events = self.events, []
+        """All the events queued so far (as many as the allowance lets, on a metered stream)."""
+        if self.allowance is None:
+            events, self.events = self.events, []
+            return events
+        events, self.events = self.events[: self.allowance], self.events[self.allowance :]
+        self.allowance -= len(events)
         return events
 
     def put_back(self, events: list[tuple[str, dict[str, Any]]]) -> None:
         """Return taken events that were not sent, ahead of those queued since."""
         self.events[:0] = events
+        if self.allowance is not None:
+            self.allowance += len(events)
 
     async def wait(self) -> None:
-        """Until an event is queued or the watcher is closed."""
-        if self.events or self.closed:
+        """Until an event may be sent or the watcher is closed."""
+        if (self.events and self.allowance != 0) or self.closed:
             return
         waiter = self._waiter = asyncio.get_running_loop().create_future()
         try:

@@ -91,3 +91,48 @@ async def test_a_request_whose_client_left_while_it_was_held_never_runs() -> Non
         assert server.revision == revision
         (entry, _) = server.journal
         assert (entry.method, entry.status, entry.committed) == ("POST", 0, False)
+
+
+@pytest.mark.asyncio
+async def test_a_watch_valve_lets_later_events_through_one_at_a_time() -> None:
+    from fakeapi import GateDecision, WatchValve
+
+    valves: list[WatchValve] = []
+    queued: list[int] = []
+
+    async def gate(request: GateRequest) -> GateDecision | None:
+        if request.verb != "watch":
+            return None
+        valve = WatchValve(request)
+        valve.on_event = lambda: queued.append(len(valve.waiting))
+        valves.append(valve)
+        return GateDecision(valve=valve)
+
+    async with FakeAPIServer() as server, aiohttp.ClientSession(server.url) as session:
+        server.load(config_map("settings", mode="a"))
+        start = server.revision
+        server.set_gate(gate)
+        path = "/api/v1/namespaces/default/configmaps/settings"
+        patch = {"Content-Type": "application/merge-patch+json"}
+        async with session.patch(path, data='{"data":{"mode":"b"}}', headers=patch) as response:
+            assert response.status == 200
+        watch = f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={start}"
+        async with session.get(watch) as stream:
+            first = json.loads(await stream.content.readline())
+            assert (first["type"], first["object"]["data"]) == ("MODIFIED", {"mode": "b"})  # from history: not held
+            (valve,) = valves
+            for mode in ("c", "d"):
+                async with session.patch(path, data=json.dumps({"data": {"mode": mode}}), headers=patch) as response:
+                    assert response.status == 200
+            assert [event[1]["data"]["mode"] for event in valve.waiting] == ["c", "d"]
+            assert queued == [1, 2]
+            valve.let_one_through()
+            second = json.loads(await stream.content.readline())
+            assert second["object"]["data"] == {"mode": "c"}
+            assert [event[1]["data"]["mode"] for event in valve.waiting] == ["d"]
+            valve.let_one_through()
+            third = json.loads(await stream.content.readline())
+            assert third["object"]["data"] == {"mode": "d"} and valve.waiting == []
+            with pytest.raises(RuntimeError, match="no event is waiting"):
+                valve.let_one_through()
+        server.set_gate(None)
