@@ -224,6 +224,12 @@ def _changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> set
 
 
 def no_lost_update() -> Check:
+    """A committed write that overwrote a field another actor wrote, by an actor that had not read it.
+
+    What it does not see: a stale write that changed nothing (a no-op commits nothing to compare),
+    and a stale value written after a fresh read (the actor read the new value, then wrote back an
+    old one it remembered). Judge those with a :func:`predicate` over ``run.final_object(...)``.
+    """
     return _NoLostUpdate()
 
 

@@ -29,7 +29,7 @@ from scenarios._model import Check, Flag, RunRecord, Scenario
 from scenarios._schedules import DepthFirst, RandomChooser, Replay, Shard, decode_schedule
 from scenarios._shrinking import cost, shrink
 
-__all__ = ["Exploration", "Settings", "explore_async", "run_in_own_loop"]
+__all__ = ["CheckCoverage", "Exploration", "Settings", "explore_async", "run_in_own_loop"]
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,22 @@ async def explore_async(
             await engine.stop()
 
 
+class CheckCoverage:
+    """Which checks some run gave something to judge (a check with an ``exercised(run)`` method; one
+    without, a predicate say, cannot tell, and counts as tested)."""
+
+    def __init__(self, checks: tuple[Check, ...]) -> None:
+        self._pending = {check.name: check for check in checks if getattr(check, "exercised", None) is not None}
+
+    def note(self, run: RunRecord) -> None:
+        for name, check in list(self._pending.items()):
+            if check.exercised(run):  # type: ignore[attr-defined]
+                del self._pending[name]
+
+    def untested(self) -> list[str]:
+        return list(self._pending)
+
+
 def _faults(run: RunRecord) -> int:
     return sum(1 for choice in run.choices if choice.fault is not None)
 
@@ -194,10 +210,7 @@ class _Search:
         self.progress = progress
         self.result = Exploration(scenario, settings, mode)
         self.best: RunRecord | None = None
-        self.exercised: dict[str, bool] = {
-            check.name: False for check in scenario.checks if getattr(check, "exercised", None) is not None
-        }
-        self.checks: tuple[Check, ...] = scenario.checks
+        self.coverage = CheckCoverage(scenario.checks)
 
     async def run(self) -> Exploration:
         started = time.perf_counter()
@@ -209,7 +222,7 @@ class _Search:
             await self._depth_first()
         else:
             await self._random()
-        result.untested = [name for name, seen in self.exercised.items() if not seen]
+        result.untested = self.coverage.untested()
         if self.best is not None:
             result.found_as = result.found_as or self.best.schedule_id
             best = self.best
@@ -227,10 +240,7 @@ class _Search:
             result.runs += 1
         result.last = run
         result._note(run)
-        for check in self.checks:
-            exercised = getattr(check, "exercised", None)
-            if exercised is not None and not self.exercised[check.name] and exercised(run):
-                self.exercised[check.name] = True
+        self.coverage.note(run)
         if run.violations:
             result.violating += 1
             if self.best is None:

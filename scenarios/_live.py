@@ -23,7 +23,7 @@ from typing import Any
 from scenarios._actors import ActorClients, ActorRuntime, KubeconfigPointer, SetupContext, TickContext, describe_error
 from scenarios._actors import run_tick as _run_tick
 from scenarios._checks import judge
-from scenarios._exploring import Exploration, Progress, Settings
+from scenarios._exploring import CheckCoverage, Exploration, Progress, Settings
 from scenarios._model import ActorError, Effect, ObjectKey, RunRecord, Scenario
 
 __all__ = ["explore_live"]
@@ -165,6 +165,7 @@ async def explore_live(
     clients = {actor.name: ActorClients(actor.name, kubeconfig, "", None) for actor in scenario.actors}
     created: list[str] = []
     paths: dict[ObjectKey, str] = {}
+    coverage = CheckCoverage(scenario.checks)
     try:
         for client in (admin, *clients.values()):
             await client.open()
@@ -173,6 +174,7 @@ async def explore_live(
         for _ in range(runs):
             run, paths = await _one_run(scenario, clients, admin)
             run.violations = judge(run, scenario.checks)
+            coverage.note(run)
             result.runs += 1
             if run.violations:
                 result.violating += 1
@@ -190,5 +192,6 @@ async def explore_live(
             with contextlib.suppress(Exception):
                 await client.close()
         pointer.restore()
+    result.untested = coverage.untested()
     result.elapsed = time.perf_counter() - started
     return result

@@ -4,6 +4,8 @@ ever wins is caught; a hostile probe of a claim that is already broken is not ca
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from kubernetes_asyncio.client import ApiException
 
@@ -118,3 +120,12 @@ def test_claims_are_judged_over_the_keys_they_name() -> None:
     result = explore(target)
     assert result.verdict == "violated: liveness"
     assert "default/job-2 never happened" in result.report()
+
+
+def test_a_live_run_whose_effect_never_happens_is_untested_too(tmp_path: Any) -> None:
+    from fakeapi import FakeAPIServer
+
+    target = scenario(objects=[CRD, job("job-1", owner="ada")], actors={"a": never_wins}, checks=at_most_once("own"))
+    with FakeAPIServer() as cluster:
+        result = explore(target, kubeconfig=cluster.kubeconfig(tmp_path / "kubeconfig"), schedules=2, exhaustive=False)
+    assert result.mode == "live" and result.verdict.startswith("unknown: ")
