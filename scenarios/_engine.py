@@ -293,10 +293,8 @@ class Engine:
                 request = held.request
                 if request is None:
                     options.append(Option(actor, None, "", "", TICK_END, _NO_TARGET))
-                    pending.append(held)
-                    if budget and self._may_crash(runtime):
-                        options.append(Option(actor, "crash", "", "", TICK_END, _NO_TARGET))
-                        pending.append(held)
+                    options.append(Option(actor, "crash", "", "", TICK_END, _NO_TARGET))
+                    pending += [held, held]
                     continue
                 target = (request.group, request.resource, request.namespace, request.name)
                 options.append(Option(actor, None, request.method, request.path, request.verb, target))
@@ -313,17 +311,15 @@ class Engine:
                     pending.append(held)
         return options, pending
 
-    def _may_crash(self, runtime: ActorRuntime, where: str = "tick-end") -> bool:
-        """Whether a crash here is possible and differs from the crash points already offered.
+    def _may_crash(self, runtime: ActorRuntime, where: str) -> bool:
+        """Whether a crash at a request is possible and differs from the crash points already offered.
 
         Dying before a request is the same as dying after the previous one unless a side effect came
-        in between; dying after a read is the same as dying before it (reads change nothing).
+        in between; dying after a read is the same as dying before it (the fault applies to writes).
         """
         if runtime.restarts_left <= 0:
             return False
-        if where == "before":
-            return runtime.effects_since_request > 0
-        return True
+        return where != "before" or runtime.effects_since_request > 0
 
     def _stale_revision(self, target: ObjectKey) -> int | None:
         """The revision just before the object's last committed write in this run, if any."""
@@ -416,7 +412,10 @@ class Engine:
             return
 
     def _resend_of(self, runtime: ActorRuntime, option: Option) -> int:
-        """The step this one repeats, when the client library sent it again after its connection was cut."""
+        """The step this one repeats: the same idempotent request, sent again right after its connection
+        was cut (as client libraries do by themselves)."""
+        if option.method not in ("GET", "PUT", "DELETE", "HEAD"):
+            return 0
         for step in reversed(self._record.steps):
             if step.actor != option.actor:
                 continue
@@ -531,11 +530,21 @@ class Engine:
                         actor.name, runtime.incarnation, runtime.ticks_done, runtime.last_step, describe_error(error)
                     )
                 )
-            if self.crashes and runtime.effects_since_request and runtime.restarts_left > 0:
+            if self._tick_end_may_crash(runtime):
                 decision = await self.conductor.hold_point(actor.name, TICK_END)
                 if decision is _DIE:
                     raise ActorCrashed
             runtime.ticks_done += 1
+
+    def _tick_end_may_crash(self, runtime: ActorRuntime) -> bool:
+        """Whether the end of this tick is a crash point: a side effect since its last request, and a
+        crash left in the actor's restarts and the run's fault budget."""
+        return (
+            self.crashes
+            and runtime.effects_since_request > 0
+            and runtime.restarts_left > 0
+            and self._faults_used < self.scenario.max_faults
+        )
 
     def _effect_recorder(self, runtime: ActorRuntime) -> Any:
         record = self._record

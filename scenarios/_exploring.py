@@ -94,6 +94,8 @@ class Exploration:
 
     def _unknown_because(self) -> list[str]:
         reasons = []
+        if self.runs == 0:
+            reasons.append("no schedule was judged")
         if not self.complete:
             reasons.append(f"the search stopped at its budget of {self.settings.max_runs} runs before it was complete")
         shard = self.settings.shard

@@ -300,7 +300,9 @@ def _events(run: RunRecord, number: int) -> list[str]:
     step = run.steps[number - 1]
     events = _client_view(step)
     if step.resend_of:
-        events.append(f"resent by the client library after step {step.resend_of}'s connection was cut")
+        events.append(
+            f"sent again after step {step.resend_of}'s connection was cut (client libraries resend by themselves)"
+        )
     if step.resends_cut:
         events.append(f"the client library resent it {_plural(step.resends_cut, 'time')}; the timeout cut each")
     events += [f"effect {effect.name}({effect.key})" for effect in run.effects if effect.step == number]

@@ -370,7 +370,7 @@ def test_a_request_the_client_library_sends_again_is_shown_as_its_resend() -> No
     assert run is not None and [step.resend_of for step in run.steps] == [0, 1]
     from scenarios._report import render_run
 
-    assert "resent by the client library after step 1's connection was cut" in render_run(result.scenario, run, [])
+    assert "sent again after step 1's connection was cut" in render_run(result.scenario, run, [])
 
 
 async def watch_once(ctx: TickContext) -> None:

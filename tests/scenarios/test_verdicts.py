@@ -129,3 +129,8 @@ def test_a_live_run_whose_effect_never_happens_is_untested_too(tmp_path: Any) ->
     with FakeAPIServer() as cluster:
         result = explore(target, kubeconfig=cluster.kubeconfig(tmp_path / "kubeconfig"), schedules=2, exhaustive=False)
     assert result.mode == "live" and result.verdict.startswith("unknown: ")
+
+
+def test_no_schedule_judged_proves_nothing() -> None:
+    result = explore(racing(), exhaustive=False, schedules=0)
+    assert result.runs == 0 and result.verdict == "unknown: no schedule was judged"
