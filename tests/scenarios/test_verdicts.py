@@ -133,4 +133,4 @@ def test_a_live_run_whose_effect_never_happens_is_untested_too(tmp_path: Any) ->
 
 def test_no_schedule_judged_proves_nothing() -> None:
     result = explore(racing(), exhaustive=False, schedules=0)
-    assert result.runs == 0 and result.verdict == "unknown: no schedule was judged"
+    assert result.runs == 0 and result.verdict.startswith("unknown: no schedule was judged")
