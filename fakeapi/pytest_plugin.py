@@ -1,6 +1,6 @@
 """The pytest plugin: a faithful apiserver for each test, registered through the ``pytest11`` entry point.
 
-``pip install fakeapi`` is all an operator repo needs; its conftest stays empty. One server per
+``pip install fakeapi-k8s`` is all an operator repo needs; its conftest stays empty. One server per
 session (one per xdist worker) serves from a background thread, so sync tests and async tests of
 any event loop and pytest-asyncio mode can use it. Before every test it goes back to the new
 cluster it started as (a snapshot restored, well under a millisecond on an idle machine, not a
@@ -451,7 +451,14 @@ else:
     @pytest_asyncio.fixture
     async def kube_api_client(fakeapi_kubeconfig: Path) -> AsyncIterator[Any]:
         """A kubernetes_asyncio ``ApiClient`` configured for the server (async tests)."""
-        from kubernetes_asyncio import config
+        try:
+            from kubernetes_asyncio import config
+        except ModuleNotFoundError as error:
+            raise ModuleNotFoundError(
+                "the kube_api_client fixture needs kubernetes_asyncio: pip install 'fakeapi-k8s[scenarios]' "
+                "(or kubernetes_asyncio itself)",
+                name="kubernetes_asyncio",
+            ) from error
 
         client = await config.new_client_from_config(config_file=str(fakeapi_kubeconfig))
         async with client:

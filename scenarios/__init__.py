@@ -23,6 +23,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from scenarios._dependencies import engine_dependencies_missing
+
 if TYPE_CHECKING:
     from scenarios._actors import ActorCrashed, SetupContext, TickContext
     from scenarios._checks import (
@@ -102,10 +104,22 @@ __all__ = [
 ]
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The command line (``python -m scenarios``, the ``scenarios`` script): see :mod:`scenarios.cli`."""
+    try:
+        from scenarios.cli import main as cli_main
+    except ModuleNotFoundError as error:
+        raise SystemExit(f"scenarios: {engine_dependencies_missing(error)}") from None
+    return cli_main(argv)
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'scenarios' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except ModuleNotFoundError as error:
+        raise engine_dependencies_missing(error) from error
     globals()[name] = value
     return value

@@ -2,6 +2,6 @@
 
 import sys
 
-from scenarios.cli import main
+from scenarios import main
 
 sys.exit(main())

@@ -49,6 +49,7 @@ from scenarios._actors import (
     describe_error,
     run_tick,
 )
+from scenarios._dependencies import require_engine_dependencies
 from scenarios._faults import FAULTS, Fault, enabled_faults, validate_faults
 from scenarios._gating import Conductor, Held
 from scenarios._model import (
@@ -105,6 +106,7 @@ class Engine:
     """Runs one scenario's schedules. ``await start()``, ``await run(chooser)`` as often as needed, ``await stop()``."""
 
     def __init__(self, scenario: Scenario, *, settle_timeout: float = 30.0) -> None:
+        require_engine_dependencies()
         validate_faults(scenario.faults)
         names = [actor.name for actor in scenario.actors]
         if len(set(names)) != len(names):

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from scenarios._ids import encode_schedule
+
 if TYPE_CHECKING:
     from fakeapi import JournalEntry
     from scenarios._actors import SetupContext, TickContext
@@ -232,8 +234,6 @@ class RunRecord:
 
     @property
     def schedule_id(self) -> str:
-        from scenarios._schedules import encode_schedule
-
         return encode_schedule(self.choices)
 
     def effects_named(self, name: str) -> list[Effect]:

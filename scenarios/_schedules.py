@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from scenarios._faults import FAULTS
-from scenarios._model import TICK_END, Choice, Option
+from scenarios._ids import ScheduleError, decode_schedule, encode_schedule
+from scenarios._model import TICK_END, Option
 
 __all__ = [
     "REDUCTIONS",
@@ -36,47 +37,9 @@ __all__ = [
     "touches_store",
 ]
 
-_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-
-class ScheduleError(ValueError):
-    """A schedule id that is malformed or does not fit the scenario."""
-
 
 class NondeterminismError(RuntimeError):
     """Replaying a prefix offered different options: something outside the schedule decides (time, randomness)."""
-
-
-def encode_schedule(choices: Sequence[Choice]) -> str:
-    """``s`` then one base-36 digit per choice (``(n)`` past 35), trailing default choices dropped, the
-    first always kept (``s0`` is the schedule that takes every default)."""
-    indices = [choice.index for choice in choices]
-    end = len(indices)
-    while end > 1 and choices[end - 1].index == choices[end - 1].default:
-        end -= 1
-    return "s" + "".join(_DIGITS[i] if i < len(_DIGITS) else f"({i})" for i in indices[:end])
-
-
-def decode_schedule(schedule_id: str) -> list[int]:
-    if not schedule_id.startswith("s"):
-        raise ScheduleError(f"a schedule id starts with 's': {schedule_id!r}")
-    indices: list[int] = []
-    text = schedule_id[1:]
-    position = 0
-    while position < len(text):
-        char = text[position]
-        if char == "(":
-            close = text.find(")", position)
-            if close < 0 or not text[position + 1 : close].isdigit():
-                raise ScheduleError(f"malformed schedule id {schedule_id!r}")
-            indices.append(int(text[position + 1 : close]))
-            position = close + 1
-            continue
-        if char not in _DIGITS:
-            raise ScheduleError(f"malformed schedule id {schedule_id!r}")
-        indices.append(_DIGITS.index(char))
-        position += 1
-    return indices
 
 
 def independent(a: Option, b: Option) -> bool:

@@ -34,7 +34,7 @@ MAX_OPERATIONS = 10000
 
 
 def _load() -> list[dict[str, Any]]:
-    records = []
+    records: list[dict[str, Any]] = []
     for path in sorted(CASES_DIR.glob("*.jsonl")):
         with path.open(encoding="utf-8") as lines:
             records.extend(json.loads(line) for line in lines if line.strip())

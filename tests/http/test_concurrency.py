@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import aiohttp
 import pytest
@@ -47,8 +48,10 @@ async def _increment_until_done(session: aiohttp.ClientSession, url: str, times:
     return conflicts
 
 
-async def _watch(session: aiohttp.ClientSession, url: str, resource_version: str, expected: int) -> list[dict]:
-    events: list[dict] = []
+async def _watch(
+    session: aiohttp.ClientSession, url: str, resource_version: str, expected: int
+) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
     async with session.get(f"{url}?watch=1&resourceVersion={resource_version}") as response:
         assert response.status == 200
         async for line in response.content:

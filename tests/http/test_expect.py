@@ -45,7 +45,9 @@ async def test_expect_100_continue_gets_the_interim_answer_before_the_body_is_se
     writer.close()
     assert head.startswith(b"HTTP/1.1 201 Created\r\n")
     assert answer["metadata"]["name"] == "waited"
-    assert server.state.store.find(server.state.store.registry.resolve("", "v1", "configmaps"), "default", "waited")
+    configmaps = server.state.store.registry.resolve("", "v1", "configmaps")
+    assert configmaps is not None
+    assert server.state.store.find(configmaps, "default", "waited")
 
 
 async def test_an_unknown_expectation_gets_417_and_changes_nothing(server: FakeAPIServer) -> None:

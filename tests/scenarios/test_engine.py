@@ -126,7 +126,7 @@ def test_steps_on_different_objects_are_not_interleaved_twice() -> None:
 def test_shards_partition_the_schedule_space() -> None:
     def ids(shard: Shard) -> list[str]:
         found: list[str] = []
-        explore(racing(ticks=2), shard=shard, progress=lambda e: found.append(e.last.schedule_id))
+        explore(racing(ticks=2), shard=shard, progress=lambda e: found.append(e.last.schedule_id if e.last else ""))
         return found
 
     whole = ids(Shard())

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scenarios import Settings, TickContext, at_most_once, explore, scenario
 from scenarios._engine import Engine
 from scenarios._exploring import explore_async
-from scenarios._model import Choice
+from scenarios._model import Choice, RunRecord
 from scenarios._schedules import Replay, decode_schedule, encode_schedule
 from scenarios._shrinking import cost, shrink, violation_horizon
 from scenarios.builtin import builtin_scenario
@@ -88,14 +88,15 @@ def test_the_fewest_faults_reported_are_the_fewest_any_schedule_needs() -> None:
     for target in targets:
         counts = _violating_fault_counts(target)
         result = explore(target)
-        assert result.violated and counts
-        found = sum(1 for choice in result.counterexample.choices if choice.fault is not None)  # type: ignore[union-attr]
+        run = result.counterexample
+        assert run is not None and counts
+        found = sum(1 for choice in run.choices if choice.fault is not None)
         assert found == min(counts), (target.name, found, sorted(set(counts)))
         assert result.fewest_faults_proven
     assert min(_violating_fault_counts(single_crash)) == 1
 
 
-async def _random_violations(count: int) -> list[tuple[Any, Any, int]]:
+async def _random_violations(count: int) -> list[tuple[RunRecord, RunRecord, RunRecord]]:
     """Violating random runs of the unguarded claim with faults, each shrunk: (found, shrunk, replays)."""
     target = racing(guard="none", ticks=2, faults=["lost-response", "timeout", "conflict"], max_faults=2)
     engine = Engine(target)

@@ -115,7 +115,8 @@ def test_the_seed_given_to_explore_is_the_random_explorations_seed(tmp_path: Pat
         (tmp_path / "test_seeded.py").write_text(SEEDED.replace("SEED", str(seed)))
         result = pytest_in(tmp_path, "-q", "-s", *options)
         assert result.returncode == 0, result.stdout + result.stderr
-        return re.findall(r"IDS (.*)", result.stdout)[0].split()
+        found: list[str] = re.findall(r"IDS (.*)", result.stdout)[0].split()
+        return found
 
     first, again, other = ids(7), ids(7), ids(8)
     assert first == again and first != other and len(first) == 6

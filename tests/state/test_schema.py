@@ -623,7 +623,7 @@ ALL_INPUTS = [
     pytest.param(case.values[0], id=f"{kind}-{case.id}")
     for kind, cases in (("prune", PRUNE_CASES), ("nulls", NULL_CASES), ("defaults", DEFAULT_CASES))
     for case in cases
-] + [pytest.param(resource(**case.values[0]), id=f"validate-{case.id}") for case in VALIDATE_CASES]
+] + [pytest.param(resource(**dict(case.values[0])), id=f"validate-{case.id}") for case in VALIDATE_CASES]  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("obj", ALL_INPUTS)

@@ -44,13 +44,11 @@ def test_lists_between_writes_follow_every_create_update_and_delete(
         if verb == "create" and key not in expected:
             stored = store.create(rtype, namespace, _config_map(namespace, name)).object
         elif verb == "update" and key in expected:
-            stored = store.update(
-                rtype,
-                namespace,
-                name,
-                lambda current, step=step: with_metadata(current, labels={"step": str(step)}),
-                unconditional=True,
-            ).object
+
+            def relabel(current: dict[str, Any], step: int = step) -> dict[str, Any]:
+                return with_metadata(current, labels={"step": str(step)})
+
+            stored = store.update(rtype, namespace, name, relabel, unconditional=True).object
         elif verb == "delete" and key in expected:
             store.delete(rtype, namespace, name)
             del expected[key]

@@ -1,1 +1,1 @@
-"""Nothing to set up: ``pip install fakeapi`` registers its pytest plugin (the ``fakeapi`` fixtures and marker)."""
+"""Nothing to set up: ``pip install fakeapi-k8s`` registers its pytest plugin (the ``fakeapi`` fixtures and marker)."""
