@@ -242,7 +242,7 @@ def _spec(index: int) -> dict[str, Any]:
 def custom_resource(index: int = 0, *, stored: bool = True) -> dict[str, Any]:
     """A realistic ~4 KB custom resource, as kopf-managed objects look on a cluster.
 
-    Its spec holds the story's ``sh -c "echo hi > /tmp/x"``; kopf's last-handled-configuration
+    Its spec holds the seed operator's ``sh -c "echo hi > /tmp/x"``; kopf's last-handled-configuration
     annotation holds ``json.dumps`` of that spec, so the stored (Go) spelling of the annotation
     differs from the one a Python client sends. ``stored=False`` leaves out what the server sets
     (uid, resourceVersion, generation, creationTimestamp, managedFields).

@@ -4,7 +4,7 @@ The engine is timed the way the PATCH handler runs it: the strict pre-decode of 
 patch decode, the apply on the stored object (decoded with fakeapi's Go decoder, floats as
 GoFloat) with the apiserver's 3 MiB copy limit, and the decode of the result. ``jsonpatch`` is
 timed as an operator test suite uses it: ``JsonPatch(json.loads(body)).apply(doc)``, which deep-copies.
-The inputs are the story's claim patch on a ~4 KB kopf-managed custom resource, a 100-op patch, and
+The inputs are the seed operator's claim patch on a ~4 KB kopf-managed custom resource, a 100-op patch, and
 a whole-map ``test`` of ``/metadata/annotations``: once as a Python client sends it (``json.dumps``;
 the apiserver refuses it, jsonpatch accepts it) and once in Go's spelling (both accept it).
 
@@ -60,7 +60,7 @@ class Case:
 
 
 def claim_patch(stored: dict[str, Any]) -> Case:
-    """The story's claim: pin the snapshot by uid and resourceVersion, then record the completion."""
+    """The seed operator's claim: pin the snapshot by uid and resourceVersion, then record the completion."""
     meta = stored["metadata"]
     ops = [
         {"op": "test", "path": "/metadata/uid", "value": meta["uid"]},

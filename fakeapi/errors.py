@@ -1,4 +1,4 @@
-"""Every error fakeapi answers with, as the apiserver's ``Status`` object (reference section 9).
+"""Every error fakeapi answers with, as the apiserver's ``Status`` object (docs/status-errors.md).
 
 An error carries its HTTP status as a class attribute and knows its Status body: ``kind``,
 ``apiVersion``, ``metadata`` (always ``{}``), ``status``, ``message``, ``reason``, ``details``,

@@ -1,4 +1,4 @@
-"""Discovery and OpenAPI documents in the shapes real clients parse (reference section 8, Appendix D).
+"""Discovery and OpenAPI documents in the shapes real clients parse (docs/discovery.md).
 
 ``/version`` (indented, no trailing newline), ``/api``, ``/apis``, ``/apis/{g}``, ``/api/v1`` and
 ``/apis/{g}/{v}`` in the legacy formats: a plain ``application/json`` answer makes client-go fall

@@ -1,4 +1,4 @@
-"""Watch streams: newline-delimited events, flushed one by one (reference section 7).
+"""Watch streams: newline-delimited events, flushed one by one (docs/watch.md).
 
 ``200``, ``Content-Type: application/json``, chunked. The start point follows the watch cache:
 no resourceVersion or ``"0"`` sends an ADDED per matching object first; ``sendInitialEvents=true``

@@ -1,7 +1,7 @@
 """Go's ``encoding/json`` encoder, byte for byte, as the apiserver writes stored objects.
 
 A JSON patch ``test`` compares scalars by their bytes in this spelling, so it has to be exact
-(reference section 1.2): compact, map keys sorted, ``<`` ``>`` ``&`` written ``\\u003c`` ``\\u003e``
+(docs/json-encoding.md): compact, map keys sorted, ``<`` ``>`` ``&`` written ``\\u003c`` ``\\u003e``
 ``\\u0026``, U+2028/U+2029 escaped, other non-ASCII raw, ``\\b`` ``\\f`` short (Go >= 1.22), other
 control bytes ``\\u00xx``; int64 in decimal; float64 in the shortest form, ``'f'`` notation between
 1e-6 and 1e21 and ``'e'`` outside it with ``e-07`` cleaned to ``e-7`` (``floatEncoder.encode``).

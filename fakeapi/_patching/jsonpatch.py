@@ -1,7 +1,7 @@
 """RFC 6902 JSON Patch exactly as kube-apiserver applies it: evanphx/json-patch v4.12.0 ``Patch.Apply``.
 
 One function per operation behind a dispatch table, each a transcription of the Go function of the
-same name (reference section 2), with its deviations from the RFC kept on purpose: ``replace`` of a
+same name (docs/json-patch.md), with its deviations from the RFC kept on purpose: ``replace`` of a
 missing object key adds it, ``copy`` from a missing key writes null, a missing ``value`` writes null,
 ``test`` treats missing as null, text before the first ``/`` is ignored, ``-1`` ``+1`` ``01`` are
 indices, ``replace ""`` with a scalar changes nothing, and the nil dereferences that panic in Go

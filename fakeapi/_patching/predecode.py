@@ -2,7 +2,7 @@
 
 With ``fieldValidation`` Warn (the default) or Strict, the PATCH handler decodes a JSON patch into
 ``[]jsonPatchOp{Op, Path, From string; Value interface{}}`` and a merge patch into
-``map[string]interface{}`` first (reference 1.1 step 1 and section 3). A syntax error or a type error
+``map[string]interface{}`` first (docs/json-patch.md, docs/merge-patch.md). A syntax error or a type error
 is ``400 error decoding patch: <Go's text>``; unknown and duplicate members are *strict errors*
 (``unknown field "[0].foo"``, ``duplicate field "[0].op"``), returned as warnings in Warn mode.
 This module reproduces those texts: Go reports the first type error in document order and collects

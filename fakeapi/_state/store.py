@@ -1,7 +1,7 @@
 """The object store: one global resourceVersion, optimistic concurrency, finalizers, history.
 
-Reproduces the generic registry store and etcd3 storage of kube-apiserver (reference sections 4
-and 6; ``registry/generic/registry/store.go``, ``storage/etcd3/store.go``):
+Reproduces the generic registry store and etcd3 storage of kube-apiserver (docs/writes.md;
+``registry/generic/registry/store.go``, ``storage/etcd3/store.go``):
 
 * every persisted write (create, update, patch, status, deletionTimestamp, finalizer edit, delete)
   takes the next value of one counter shared by all resources;

@@ -1,6 +1,6 @@
 """Watch fan-out: every committed change, delivered to every matching watcher in commit order.
 
-Reproduces the watch cache (``pkg/storage/cacher``, reference section 7): a watcher sees only
+Reproduces the watch cache (``pkg/storage/cacher``, docs/watch.md): a watcher sees only
 changes after its starting resourceVersion; when an object starts matching its selectors it sees
 ADDED, when it stops matching DELETED (carrying the previous content with the new revision), else
 MODIFIED; a write that changes nothing is no event at all. A bounded window of past events serves

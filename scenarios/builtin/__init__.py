@@ -1,4 +1,5 @@
-"""The built-in regression suite, from the story: one module per scenario, each with variants.
+"""The built-in regression suite, from the operator whose claims started this project (docs/json-encoding.md):
+one module per scenario, each with variants.
 
 ``python -m scenarios list`` prints them with the verdict each variant must reach.
 """

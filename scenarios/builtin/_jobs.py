@@ -1,5 +1,5 @@
-"""What the built-in scenarios share: the Job custom resource of the story, kopf's annotation, and
-the two ways the story's operator talked to the apiserver (kubernetes_asyncio for claims, plain
+"""What the built-in scenarios share: the Job custom resource of the seed operator, kopf's annotation, and
+the two ways that operator talked to the apiserver (kubernetes_asyncio for claims, plain
 aiohttp for kopf's own writes).
 """
 

@@ -1,4 +1,4 @@
-"""completion-claim: the story's completion claim, two replicas racing while kopf writes its annotation.
+"""completion-claim: the seed operator's completion claim, two replicas racing while kopf writes its annotation.
 
 The job's spec holds ``sh -c "echo hi > /tmp/x"``; kopf's last-handled-configuration annotation
 holds an older copy of it (``json.dumps``, so ``>`` raw), and kopf rewrites it during the race.

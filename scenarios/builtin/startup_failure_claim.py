@@ -1,4 +1,5 @@
-"""startup-failure-claim: the story's stable-blocker claim, raced while a controller heartbeat writes.
+"""startup-failure-claim: the seed operator's stable-blocker claim (docs/json-encoding.md), raced while
+a controller heartbeat writes.
 
 A job's pods cannot start: ``status.startupIssue`` holds the kubelet's message, whose image-pull URL
 carries a query string with ``&``. Two replicas read the job and claim the cleanup of the stable

@@ -1,4 +1,4 @@
-"""Custom resources over HTTP: the store semantics a client observes (reference sections 4-6)."""
+"""Custom resources over HTTP: the store semantics a client observes (docs/writes.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Watch streams: start points, selector transitions, bookmarks, expiry (reference section 7)."""
+"""Watch streams: start points, selector transitions, bookmarks, expiry (docs/watch.md)."""
 
 from __future__ import annotations
 

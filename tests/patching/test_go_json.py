@@ -1,4 +1,4 @@
-"""Go's JSON spelling: the encoder, the decoder and the scanner's error texts (reference 1.2, App. A)."""
+"""Go's JSON spelling: the encoder, the decoder and the scanner's error texts (docs/json-encoding.md)."""
 
 from __future__ import annotations
 

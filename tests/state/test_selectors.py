@@ -1,4 +1,4 @@
-"""Label and field selectors: the apiserver's exact 400 texts and its matching rules (reference 4.2, 4.3)."""
+"""Label and field selectors: the apiserver's exact 400 texts and its matching rules (apimachinery's labels.Parse and fields.ParseSelector)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generate the conformance inputs, split the harness's records into case files, check deltas.
 
-The inputs probe exactly the behaviours fakeapi must copy from kube-apiserver (reference sections
-1.2, 2 and 3, Appendix B): Go's spelling of stored values, the byte-wise `test` of evanphx/json-patch
+The inputs probe exactly the behaviours fakeapi must copy from kube-apiserver (docs/json-encoding.md,
+docs/json-patch.md, docs/merge-patch.md): Go's spelling of stored values, the byte-wise `test` of evanphx/json-patch
 v4.12.0, its pointer and index quirks and panics, merge patch null handling, and the decode errors
 of malformed bodies. Every family is hand-written templates plus a seeded random mix; the output
 depends only on the seed (stdlib only, no hash-order dependence).

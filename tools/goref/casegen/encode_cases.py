@@ -1,4 +1,4 @@
-"""Encoder families: what the apiserver stores for a document (reference 1.2, Appendix A).
+"""Encoder families: what the apiserver stores for a document (docs/json-encoding.md).
 
 kjson decodes with PreserveInts (an int literal that fits int64 stays int64, anything else is
 float64, out-of-range floats fail), invalid UTF-8 and lone surrogates become U+FFFD, duplicate keys

@@ -3,7 +3,7 @@
 Claims are `test` ops used as preconditions (DESIGN.md): the uid + resourceVersion pattern, and the
 fragile ones that test a whole map (kopf's last-handled-configuration annotation, the spec, the
 annotations, the whole document via path ""), sent in the spellings of Go, Python and orjson
-clients (reference Appendix B). Long patches probe the 10000-operation limit and the 3 MiB copy
+clients (docs/json-encoding.md). Long patches probe the 10000-operation limit and the 3 MiB copy
 limit; the random family mixes every ingredient on realistic custom resources.
 """
 

@@ -4,7 +4,7 @@ Values are plain Python JSON values plus two wrappers: `Raw` (verbatim JSON text
 Python cannot produce: `1e400`, `01`, `"\\u003C"`, invalid UTF-8) and `Obj` (an object with an
 explicit member list, for duplicate keys and member order). `dump` writes a value in the style of
 a particular client; `go_dump` is Go's encoding/json as kube-apiserver (Go >= 1.22) writes a
-stored object (reference Appendix A), used to craft `test` values that should match.
+stored object (docs/json-encoding.md), used to craft `test` values that should match.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def go_string(s: str, escape_html: bool = True) -> str:
 
 
 def go_float(f: float) -> str:
-    """strconv.AppendFloat as encoding/json's floatEncoder uses it (reference Appendix A)."""
+    """strconv.AppendFloat as encoding/json's floatEncoder uses it (docs/json-encoding.md)."""
     if f == 0:
         return "-0" if math.copysign(1.0, f) < 0 else "0"
     if 1e-6 <= abs(f) < 1e21:

@@ -1,4 +1,4 @@
-"""Merge patch families (application/merge-patch+json, reference section 3).
+"""Merge patch families (application/merge-patch+json, docs/merge-patch.md).
 
 The apiserver pre-decodes the body strictly into a map (a non-object body is a 400; duplicate keys
 are warnings), then evanphx MergePatch: null deletes a key, a key missing or null in the document

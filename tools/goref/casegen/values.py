@@ -1,6 +1,6 @@
 """Pools of adversarial strings, number spellings, keys and pointer tokens.
 
-Each pool targets a behaviour in the apiserver reference (sections 1.2, 2 and 3, Appendix B):
+Each pool targets a behaviour of the apiserver (docs/json-encoding.md, json-patch.md, merge-patch.md):
 characters Go escapes (`<>&`, U+2028/2029, control characters) or does not (`/`, 0x7f, non-ASCII),
 number spellings that kjson turns into int64 or float64 (or rejects), and pointer tokens that
 evanphx/json-patch v4 unescapes or parses leniently.
