@@ -46,7 +46,11 @@ def independent(a: Option, b: Option) -> bool:
     """Whether releasing ``a`` then ``b`` is the same as ``b`` then ``a`` (same answers, same final store).
 
     Writes to different objects commute although the global resourceVersion numbers differ, because
-    resourceVersions are opaque: a client may only compare one it read with the same object's.
+    resourceVersions are opaque: a client may only compare one it read with the same object's. Not
+    so for the kinds whose writes reach other objects: deleting a namespace empties it and refuses
+    creates in it, deleting a CRD takes its instances, removing the last finalizer inside either
+    lets the namespace or CRD go, and RBAC objects decide what every other request may do. A step on
+    one of those is dependent with every step that is not a read alongside another read.
     """
     if a.actor == b.actor:
         return False
@@ -56,11 +60,22 @@ def independent(a: Option, b: Option) -> bool:
         return False
     if a.is_read and b.is_read:
         return True
+    if _reaches_other_objects(a) or _reaches_other_objects(b):
+        return False
     if a.target[:2] != b.target[:2]:
         return True
     if not a.target[3] or not b.target[3]:
         return False
     return a.target != b.target
+
+
+_REACHING_RESOURCES = frozenset({("", "namespaces"), ("apiextensions.k8s.io", "customresourcedefinitions")})
+_REACHING_GROUPS = frozenset({"rbac.authorization.k8s.io"})
+
+
+def _reaches_other_objects(option: Option) -> bool:
+    group, resource = option.target[:2]
+    return (group, resource) in _REACHING_RESOURCES or group in _REACHING_GROUPS
 
 
 def touches_store(option: Option) -> bool:

@@ -13,6 +13,7 @@ from scenarios import (
     RunRecord,
     Shard,
     TickContext,
+    at_least_once,
     at_most_once,
     exactly_once,
     explore,
@@ -414,3 +415,30 @@ def test_a_live_run_keeps_a_crd_that_was_there_before(tmp_path: Any) -> None:
         assert explore(racing(), kubeconfig=kubeconfig, schedules=1, exhaustive=False).holds
         assert cluster.find("apiextensions.k8s.io/v1", "CustomResourceDefinition", "jobs.example.com", namespace="")
         assert cluster.find("example.com/v1", "Job", "job-1") is None
+
+
+async def create_in_namespace(ctx: TickContext) -> None:
+    try:
+        await ctx.core.create_namespaced_config_map("ns1", {"metadata": {"name": "c"}, "data": {"a": "b"}})
+    except ApiException:
+        return
+    ctx.effect("created", "ns1/c")
+
+
+async def delete_namespace(ctx: TickContext) -> None:
+    await ctx.core.delete_namespace("ns1")
+
+
+@pytest.mark.parametrize("reduction", ["dpor", "sleep-sets", "off"])
+def test_deleting_a_namespace_races_with_every_write_inside_it(reduction: str) -> None:
+    """A namespace's deletion reaches the objects in it: the reduction must not take the two steps for
+    independent because they name different resources (the create would then only ever be tried first)."""
+    target = scenario(
+        objects=[{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns1"}}],
+        actors={"a-creator": create_in_namespace, "b-deleter": delete_namespace},
+        checks=at_least_once("created", "ns1/c"),
+    )
+    result = explore(target, reduction=reduction)
+    assert result.verdict == "violated: liveness"
+    steps = result.counterexample.steps  # type: ignore[union-attr]
+    assert [(step.actor, step.option.verb) for step in steps] == [("b-deleter", "delete"), ("a-creator", "create")]
