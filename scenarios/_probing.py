@@ -72,7 +72,10 @@ class HostileReport:
                 self.baseline.report(),
             ]
             return "\n".join(lines) + "\n"
-        lines += [f"{self.mutations} mutations tried", ""]
+        lines += [
+            f"{self.mutations} mutations tried, each explored as the baseline was: {self.baseline.scope}",
+            "",
+        ]
         if self.findings:
             lines.append("## Fragile: the verdict changes with the data")
             for finding in self.findings:
