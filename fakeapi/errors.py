@@ -142,11 +142,15 @@ class APIError(Exception):
     def forbidden(
         cls, group_resource: GroupResource, name: str, problem: str, causes: Sequence[Cause] = ()
     ) -> APIError:
-        subject = f'{group_resource} "{name}"' if name else f"{group_resource}"
+        """``NewForbidden``: with no group and no resource (a non-resource path) the message is ``forbidden: <problem>``."""
+        if not group_resource.group and not group_resource.resource:
+            subject = ""
+        else:
+            subject = f'{group_resource} "{name}" is ' if name else f"{group_resource} is "
         details = _details(name, group_resource)
         if causes:
             details["causes"] = [cause.to_dict() for cause in causes]
-        return cls(f"{subject} is forbidden: {problem}", reason="Forbidden", code=403, details=details)
+        return cls(f"{subject}forbidden: {problem}", reason="Forbidden", code=403, details=details)
 
     @classmethod
     def too_large(cls, message: str) -> APIError:

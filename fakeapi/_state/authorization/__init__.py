@@ -1,0 +1,46 @@
+"""RBAC as kube-apiserver enforces it, as pure functions over the RBAC objects of a cluster (docs/rbac.md).
+
+Nothing here touches HTTP or the store: a decision reads Roles, RoleBindings, ClusterRoles and
+ClusterRoleBindings from an :class:`RBACSource` and the request's :class:`Attributes`.
+
+- ``authorize``: the decision (``system:masters``, then RBAC) and its reason; ``forbidden_error``
+  the 403 for a request it did not allow;
+- ``aggregation_updates``: the rules the clusterrole-aggregation controller writes.
+"""
+
+from fakeapi._state.authorization.aggregation import aggregated_rules, aggregation_updates
+from fakeapi._state.authorization.attributes import (
+    ALL_AUTHENTICATED,
+    ALL_SERVICE_ACCOUNTS,
+    ALL_UNAUTHENTICATED,
+    ANONYMOUS,
+    PRIVILEGED_GROUP,
+    Attributes,
+    UserInfo,
+    service_account_user,
+    service_account_username,
+)
+from fakeapi._state.authorization.authorizer import Decision, authorize
+from fakeapi._state.authorization.forbidden import forbidden_error
+from fakeapi._state.authorization.rules import PolicyRule
+from fakeapi._state.authorization.sources import RBACSource, StaticRBAC
+
+__all__ = [
+    "ALL_AUTHENTICATED",
+    "ALL_SERVICE_ACCOUNTS",
+    "ALL_UNAUTHENTICATED",
+    "ANONYMOUS",
+    "PRIVILEGED_GROUP",
+    "Attributes",
+    "Decision",
+    "PolicyRule",
+    "RBACSource",
+    "StaticRBAC",
+    "UserInfo",
+    "aggregated_rules",
+    "aggregation_updates",
+    "authorize",
+    "forbidden_error",
+    "service_account_user",
+    "service_account_username",
+]
