@@ -5,6 +5,8 @@ ClusterRoleBindings from an :class:`RBACSource` and the request's :class:`Attrib
 
 - ``authorize``: the decision (``system:masters``, then RBAC) and its reason; ``forbidden_error``
   the 403 for a request it did not allow;
+- ``subject_access_review_status`` and friends: what the access and rules reviews answer;
+- ``confirm_role_write`` and ``confirm_binding_write``: the escalation checks on RBAC writes;
 - ``aggregation_updates``: the rules the clusterrole-aggregation controller writes.
 """
 
@@ -21,7 +23,13 @@ from fakeapi._state.authorization.attributes import (
     service_account_username,
 )
 from fakeapi._state.authorization.authorizer import Decision, authorize
+from fakeapi._state.authorization.escalation import confirm_binding_write, confirm_role_write
 from fakeapi._state.authorization.forbidden import forbidden_error
+from fakeapi._state.authorization.reviews import (
+    self_subject_access_review_status,
+    self_subject_rules_review_status,
+    subject_access_review_status,
+)
 from fakeapi._state.authorization.rules import PolicyRule
 from fakeapi._state.authorization.sources import RBACSource, StaticRBAC
 
@@ -40,7 +48,12 @@ __all__ = [
     "aggregated_rules",
     "aggregation_updates",
     "authorize",
+    "confirm_binding_write",
+    "confirm_role_write",
     "forbidden_error",
+    "self_subject_access_review_status",
+    "self_subject_rules_review_status",
     "service_account_user",
     "service_account_username",
+    "subject_access_review_status",
 ]
