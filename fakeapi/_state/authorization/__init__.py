@@ -7,7 +7,8 @@ ClusterRoleBindings from an :class:`RBACSource` and the request's :class:`Attrib
   the 403 for a request it did not allow;
 - ``subject_access_review_status`` and friends: what the access and rules reviews answer;
 - ``confirm_role_write`` and ``confirm_binding_write``: the escalation checks on RBAC writes;
-- ``aggregation_updates``: the rules the clusterrole-aggregation controller writes.
+- ``aggregation_updates``: the rules the clusterrole-aggregation controller writes;
+- ``permissions_report``: what an identity's requests needed, lacked, and left unused.
 """
 
 from fakeapi._state.authorization.aggregation import aggregated_rules, aggregation_updates
@@ -25,6 +26,7 @@ from fakeapi._state.authorization.attributes import (
 from fakeapi._state.authorization.authorizer import Decision, authorize
 from fakeapi._state.authorization.escalation import confirm_binding_write, confirm_role_write
 from fakeapi._state.authorization.forbidden import forbidden_error
+from fakeapi._state.authorization.permissions import Observation, PermissionsReport, permissions_report
 from fakeapi._state.authorization.reviews import (
     self_subject_access_review_status,
     self_subject_rules_review_status,
@@ -41,6 +43,8 @@ __all__ = [
     "PRIVILEGED_GROUP",
     "Attributes",
     "Decision",
+    "Observation",
+    "PermissionsReport",
     "PolicyRule",
     "RBACSource",
     "StaticRBAC",
@@ -51,6 +55,7 @@ __all__ = [
     "confirm_binding_write",
     "confirm_role_write",
     "forbidden_error",
+    "permissions_report",
     "self_subject_access_review_status",
     "self_subject_rules_review_status",
     "service_account_user",
