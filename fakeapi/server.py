@@ -26,7 +26,7 @@ from fakeapi._patching.godecode import normalize
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import Journal, JournalEntry
 from fakeapi._state.objects import metadata_of
-from fakeapi._state.resources import NAMESPACE_TYPE, ResourceType
+from fakeapi._state.resources import ResourceType
 from fakeapi._state.store import StoreSnapshot
 from fakeapi.errors import APIError
 
@@ -247,7 +247,7 @@ class FakeAPIServer:
     def _create_initial_namespaces(self) -> None:
         for name in INITIAL_NAMESPACES:
             self.state.store.create(
-                NAMESPACE_TYPE,
+                self.state.store.registry.namespaces,
                 "",
                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
                 manager="fakeapi",

@@ -80,7 +80,7 @@ def respond(
     warnings: tuple[str, ...] | list[str] = (),
 ) -> web.Response:
     if answer.transform == "Table":
-        from fakeapi._http.tables import table_for
+        from fakeapi._state.tables import table_for
 
         table = table_for(
             rtype,

@@ -36,7 +36,8 @@ from fakeapi._http.scale import handle_scale
 from fakeapi._http.watches import handle_watch
 from fakeapi._http.writes import handle_create, handle_patch, handle_update
 from fakeapi._state.journal import JournalEntry
-from fakeapi._state.resources import BUILTIN_TYPES, ResourceType
+from fakeapi._state.kinds import BUILTIN_TYPES
+from fakeapi._state.resources import ResourceType
 from fakeapi._state.store import track_writes
 from fakeapi.errors import APIError
 

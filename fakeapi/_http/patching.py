@@ -202,13 +202,10 @@ def _strategic_merge_patch(
     rtype: ResourceType, body: bytes, options: WriteOptions, context: PatchContext
 ) -> Callable[[dict[str, Any]], Any]:
     # Loaded with the first strategic merge patch (kubectl's): most sessions never send one.
-    from fakeapi._patching.patchmeta import PLAIN, patch_meta_for
+    from fakeapi._patching.patchmeta import PLAIN, patch_meta
     from fakeapi._patching.smp import StrategicMergeError, StrategicMergePanic, strategic_merge_patch
 
-    try:
-        meta = patch_meta_for(rtype.group, rtype.version, rtype.kind)
-    except KeyError:
-        meta = PLAIN
+    meta = patch_meta(rtype.patch_struct) if rtype.patch_struct else PLAIN
 
     def compute(current: dict[str, Any]) -> Any:
         try:

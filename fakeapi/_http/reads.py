@@ -146,7 +146,7 @@ async def handle_list(
     if page.remaining is not None:
         list_meta["remainingItemCount"] = page.remaining
     if answer.transform == "Table":
-        from fakeapi._http.tables import table_for
+        from fakeapi._state.tables import table_for
 
         table = table_for(
             rtype,

@@ -27,7 +27,12 @@ from fakeapi.errors import APIError
 __all__ = ["handle_scale"]
 
 SCALE_TYPE = ResourceType(
-    group="autoscaling", version="v1", plural="scale", singular="scale", kind="Scale", namespaced=True
+    group="autoscaling",
+    version="v1",
+    plural="scale",
+    singular="scale",
+    kind="Scale",
+    namespaced=True,
 )
 
 

@@ -85,7 +85,7 @@ async def handle_watch(
 
     def render(kind: str, obj: dict[str, Any]) -> bytes:
         if answer.transform == "Table":
-            from fakeapi._http.tables import table_for
+            from fakeapi._state.tables import table_for
 
             table = table_for(
                 rtype,

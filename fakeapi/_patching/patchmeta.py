@@ -4,7 +4,8 @@ The apiserver finds a field's merge strategy and merge key in the ``patchStrateg
 ``patchMergeKey`` struct tags of the versioned Go type (k8s.io/apimachinery
 ``strategicpatch.PatchMetaFromStruct`` over ``third_party/forked/golang/json`` ``LookupPatchMetadataForStruct``).
 This module writes those tags down for Namespace, ConfigMap, Secret, Service, ServiceAccount, Pod,
-Event (core/v1 and events.k8s.io/v1), Lease, Deployment and Job and the types they embed. The tags
+Event (core/v1 and events.k8s.io/v1), Lease, Deployment and Job and the types they embed; each
+kind's descriptor (``fakeapi._state.kinds``) names its top-level struct. The tags
 were checked against the struct tags compiled into kubectl v1.32.4 and the k8s.io/api sources
 (core/v1, apps/v1, batch/v1, meta/v1 ``types.go``).
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "PLAIN", "FieldMeta", "PatchMeta", "patch_meta_for"]
+__all__ = ["PLAIN", "FieldMeta", "PatchMeta", "patch_meta"]
 
 MERGE = "merge"
 REPLACE = "replace"
@@ -162,24 +163,6 @@ _STRUCTS: dict[str, dict[str, FieldMeta]] = {
     "JobStatus": {"conditions": _CONDITIONS},
 }
 
-_KIND_STRUCTS: dict[tuple[str, str, str], str] = {
-    ("", "v1", "Namespace"): "Namespace",
-    ("", "v1", "ConfigMap"): "ConfigMap",
-    ("", "v1", "Secret"): "Secret",
-    ("", "v1", "Service"): "Service",
-    ("", "v1", "ServiceAccount"): "ServiceAccount",
-    ("", "v1", "Pod"): "Pod",
-    ("", "v1", "Event"): "Event",
-    ("events.k8s.io", "v1", "Event"): "EventsV1Event",
-    ("coordination.k8s.io", "v1", "Lease"): "Lease",
-    ("apps", "v1", "Deployment"): "Deployment",
-    ("batch", "v1", "Job"): "Job",
-}
-
-KINDS: frozenset[tuple[str, str, str]] = frozenset(_KIND_STRUCTS)
-"""The ``(group, version, kind)`` triples :func:`patch_meta_for` knows."""
-
-
 _FOLD_TO_ASCII = str.maketrans({"\u212a": "k", "\u017f": "s"})
 
 
@@ -228,9 +211,9 @@ def _schema(name: str) -> PatchMeta:
     return PatchMeta(name, _STRUCTS[name])
 
 
-def patch_meta_for(group: str, version: str, kind: str) -> PatchMeta:
-    """The metadata of a built-in kind's top-level type; ``KeyError`` for a kind not in :data:`KINDS`."""
+def patch_meta(struct: str) -> PatchMeta:
+    """The metadata of a built-in kind's top-level struct (its descriptor names it); ``KeyError`` if unknown."""
     try:
-        return _schema(_KIND_STRUCTS[(group, version, kind)])
+        return _schema(struct)
     except KeyError:
-        raise KeyError(f"no strategic merge patch metadata for {group or 'core'}/{version} {kind}") from None
+        raise KeyError(f"no strategic merge patch metadata for {struct}") from None

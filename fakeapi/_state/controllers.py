@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.objects import metadata_of, with_metadata
-from fakeapi._state.resources import CRD_TYPE, NAMESPACE_TYPE, ResourceType
 from fakeapi._state.watching import DELETED
 
 if TYPE_CHECKING:
+    from fakeapi._state.resources import ResourceType
     from fakeapi._state.store import Store
 
 __all__ = [
@@ -32,7 +32,7 @@ CONTROLLER_MANAGER = "kube-apiserver"
 
 def finalize_namespace(store: Store, name: str) -> None:
     """The namespace controller: delete what is inside, then the namespace once it is empty."""
-    namespace = store.find(NAMESPACE_TYPE, "", name)
+    namespace = store.find(store.registry.namespaces, "", name)
     if namespace is None or metadata_of(namespace).get("deletionTimestamp") is None:
         return
     if name in store.finalizing:
@@ -53,9 +53,9 @@ def _finalize_namespace(store: Store, name: str) -> None:
                 store.delete(rtype, name, meta.get("name", ""))
             if store.find(rtype, name, meta.get("name", "")) is not None:
                 remaining = True
-    namespace = store.get(NAMESPACE_TYPE, "", name)
+    namespace = store.get(store.registry.namespaces, "", name)
     if not remaining and not metadata_of(namespace).get("finalizers"):
-        store.delete_now(NAMESPACE_TYPE, namespace)
+        store.delete_now(store.registry.namespaces, namespace)
 
 
 def _namespaced_storage_types(store: Store) -> list[ResourceType]:
@@ -83,7 +83,7 @@ def clean_up_custom_resources(store: Store, crd: dict[str, Any]) -> None:
 
 def finish_crd_cleanup(store: Store, rtype: ResourceType) -> None:
     """After an instance went: if its CRD is waiting for the last one, release it."""
-    crd = store.find(CRD_TYPE, "", rtype.crd_name)
+    crd = store.find(store.registry.customresourcedefinitions, "", rtype.crd_name)
     if crd is not None and metadata_of(crd).get("deletionTimestamp") is not None:
         _release_crd(store, rtype.crd_name)
 
@@ -92,12 +92,12 @@ def _release_crd(store: Store, crd_name: str) -> None:
     types = store.registry.custom_types_of(crd_name)
     if types and store.bucket(types[0]):
         return
-    crd = store.find(CRD_TYPE, "", crd_name)
+    crd = store.find(store.registry.customresourcedefinitions, "", crd_name)
     if crd is None:
         return
     finalizers = [f for f in metadata_of(crd).get("finalizers") or [] if f != CRD_CLEANUP_FINALIZER]
     store.update(
-        CRD_TYPE,
+        store.registry.customresourcedefinitions,
         "",
         crd_name,
         lambda current: with_metadata(current, finalizers=finalizers or None),

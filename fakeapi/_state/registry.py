@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._state.resources import BUILTIN_TYPES, ResourceType, kube_version_sort_key, types_from_crd
+from fakeapi._state.kinds import BUILTIN_TYPES, builtin_type
+from fakeapi._state.kinds.custom import types_from_crd
+from fakeapi._state.resources import ResourceType, kube_version_sort_key
 
 __all__ = ["Registry"]
 
 
 class Registry:
+    namespaces = builtin_type("", "v1", "Namespace")
+    customresourcedefinitions = builtin_type("apiextensions.k8s.io", "v1", "CustomResourceDefinition")
+
     def __init__(self) -> None:
         self._custom: dict[str, list[ResourceType]] = {}
         self._index: dict[tuple[str, str, str], ResourceType] | None = None

@@ -1,36 +1,63 @@
-"""The resources the fake serves: the built-in kinds operators touch, and every established CRD.
+"""A resource type: everything the fake knows of one resource at one version, in one place.
 
-A :class:`ResourceType` is what discovery advertises and what routing resolves a URL to: group,
-version, plural, kind, scope, verbs, short names, categories, subresources. Built-ins are a fixed
-table (their discovery entries match a 1.32 cluster); custom resources come from
-CustomResourceDefinition objects (``customresource_discovery_controller.go``): one type per served
-version, versions sorted kube-aware, ``storageVersionHash`` from the storage version.
+A :class:`ResourceType` is the descriptor of a kind as served, as the apiserver's registry keeps
+each kind in one ``pkg/registry/<group>/<kind>`` folder (``strategy.go`` and ``storage.go``) over one
+generic store (``registry/generic/registry/store.go``):
+
+* what discovery advertises and routing resolves a URL to: group, version, plural, kind, scope,
+  verbs, short names, categories, subresources (each with its verbs and response kind);
+* what the store does around a write: the :class:`~fakeapi._state.strategy.Strategy` (prepare,
+  validate, warnings, lifecycle hooks) and the defaulter of ``pkg/apis/<group>/v1/defaults.go``;
+* how it is shown and decoded: the printer of its Tables, the Go struct its strategic merge patch
+  metadata starts from, its protobuf message.
+
+The built-in kinds are declared in :mod:`fakeapi._state.kinds`, one module per API group; a custom
+resource's descriptors are built from its CRD (:mod:`fakeapi._state.kinds.custom`).
 """
 
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.errors import GroupResource
 
+if TYPE_CHECKING:
+    from fakeapi._state.strategy import Strategy
+    from fakeapi._state.tables.columns import Printer
+
 __all__ = [
-    "BUILTIN_TYPES",
-    "CRD_TYPE",
-    "NAMESPACE_TYPE",
+    "ALL_VERBS",
+    "SUBRESOURCE_VERBS",
+    "Defaulter",
     "ResourceType",
+    "Subresource",
     "kube_version_sort_key",
     "storage_version_hash",
-    "types_from_crd",
 ]
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
-CRD_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
-TERMINATING_CRD_VERBS = ("delete", "deletecollection", "get", "list", "watch")
 SUBRESOURCE_VERBS = ("get", "patch", "update")
+
+# Fills in what the apiserver defaults, in place; the bool says which write this is (see
+# :mod:`fakeapi._state.defaults`).
+Defaulter = Callable[[dict[str, Any], "bool | None"], None]
+
+
+@dataclass(frozen=True)
+class Subresource:
+    """One subresource as discovery lists it; the response kind is the parent's unless named."""
+
+    name: str
+    verbs: tuple[str, ...] = SUBRESOURCE_VERBS
+    kind: str = ""
+    group: str | None = None
+    version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,15 +73,37 @@ class ResourceType:
     verbs: tuple[str, ...] = ALL_VERBS
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
-    subresources: frozenset[str] = frozenset()
+    subresource_table: tuple[Subresource, ...] = ()
     custom: bool = False
     storage_version: str = ""
-    printer_columns: tuple[dict[str, Any], ...] = ()
     selectable_fields: tuple[str, ...] = ()
     schema: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     preserve_unknown_fields: bool = False
     crd_name: str = ""
     scale_paths: tuple[str, str, str] = ("spec.replicas", "status.replicas", "")
+    strategy: Strategy | None = field(default=None, compare=False, hash=False, repr=False)
+    defaulter: Defaulter | None = field(default=None, compare=False, hash=False, repr=False)
+    printer: Printer | None = field(default=None, compare=False, hash=False, repr=False)
+    patch_struct: str = ""
+    protobuf_message: str = ""
+
+    @property
+    def subresources(self) -> frozenset[str]:
+        return frozenset(sub.name for sub in self.subresource_table)
+
+    @property
+    def rules(self) -> Strategy:
+        """The strategy; every served type has one (:mod:`fakeapi._state.kinds` gives it)."""
+        assert self.strategy is not None, f"{self.plural} has no strategy"
+        return self.strategy
+
+    def default(self, obj: dict[str, Any], *, creating: bool | None = None) -> dict[str, Any]:
+        """The object as the apiserver's defaulting leaves it; the input is never mutated."""
+        if self.defaulter is None:
+            return obj
+        out = copy.deepcopy(obj)
+        self.defaulter(out, creating)
+        return out
 
     @property
     def group_version(self) -> str:
@@ -100,40 +149,21 @@ class ResourceType:
         return entry
 
     def subresource_entries(self) -> list[dict[str, Any]]:
+        """The ``APIResource`` entries of its subresources, sorted by name as Go lists them."""
         entries: list[dict[str, Any]] = []
-        if "finalize" in self.subresources:
-            # PUT only; Go lists a resource's subresources sorted, so finalize comes before status.
-            entries.append(
-                {
-                    "name": f"{self.plural}/finalize",
-                    "singularName": "",
-                    "namespaced": self.namespaced,
-                    "kind": self.kind,
-                    "verbs": ["update"],
-                }
-            )
-        if "status" in self.subresources:
-            entries.append(
-                {
-                    "name": f"{self.plural}/status",
-                    "singularName": "",
-                    "namespaced": self.namespaced,
-                    "kind": self.kind,
-                    "verbs": list(SUBRESOURCE_VERBS),
-                }
-            )
-        if "scale" in self.subresources:
-            entries.append(
-                {
-                    "name": f"{self.plural}/scale",
-                    "singularName": "",
-                    "namespaced": self.namespaced,
-                    "group": "autoscaling",
-                    "version": "v1",
-                    "kind": "Scale",
-                    "verbs": list(SUBRESOURCE_VERBS),
-                }
-            )
+        for sub in sorted(self.subresource_table, key=lambda sub: sub.name):
+            entry: dict[str, Any] = {
+                "name": f"{self.plural}/{sub.name}",
+                "singularName": "",
+                "namespaced": self.namespaced,
+            }
+            if sub.group is not None:
+                entry["group"] = sub.group
+            if sub.version is not None:
+                entry["version"] = sub.version
+            entry["kind"] = sub.kind or self.kind
+            entry["verbs"] = list(sub.verbs)
+            entries.append(entry)
         return entries
 
 
@@ -142,95 +172,6 @@ def storage_version_hash(group: str, version: str, kind: str) -> str:
     digest = hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()
     return base64.b64encode(digest[:8]).decode()
 
-
-def _builtin(
-    group: str,
-    version: str,
-    plural: str,
-    kind: str,
-    namespaced: bool = True,
-    *,
-    verbs: tuple[str, ...] = ALL_VERBS,
-    short_names: tuple[str, ...] = (),
-    categories: tuple[str, ...] = (),
-    subresources: tuple[str, ...] = (),
-) -> ResourceType:
-    return ResourceType(
-        group=group,
-        version=version,
-        plural=plural,
-        singular=kind.lower(),
-        kind=kind,
-        namespaced=namespaced,
-        verbs=verbs,
-        short_names=short_names,
-        categories=categories,
-        subresources=frozenset(subresources),
-    )
-
-
-BUILTIN_TYPES: tuple[ResourceType, ...] = (
-    _builtin(
-        "",
-        "v1",
-        "namespaces",
-        "Namespace",
-        False,
-        verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
-        short_names=("ns",),
-        subresources=("finalize", "status"),
-    ),
-    _builtin("", "v1", "configmaps", "ConfigMap", short_names=("cm",)),
-    _builtin("", "v1", "secrets", "Secret"),
-    _builtin("", "v1", "services", "Service", short_names=("svc",), categories=("all",), subresources=("status",)),
-    _builtin("", "v1", "serviceaccounts", "ServiceAccount", short_names=("sa",)),
-    _builtin("", "v1", "pods", "Pod", short_names=("po",), categories=("all",), subresources=("status",)),
-    _builtin("", "v1", "events", "Event", short_names=("ev",)),
-    _builtin("events.k8s.io", "v1", "events", "Event", short_names=("ev",)),
-    _builtin("coordination.k8s.io", "v1", "leases", "Lease"),
-    _builtin(
-        "apps",
-        "v1",
-        "deployments",
-        "Deployment",
-        short_names=("deploy",),
-        categories=("all",),
-        subresources=("status", "scale"),
-    ),
-    _builtin("batch", "v1", "jobs", "Job", categories=("all",), subresources=("status",)),
-    _builtin(
-        "apiextensions.k8s.io",
-        "v1",
-        "customresourcedefinitions",
-        "CustomResourceDefinition",
-        False,
-        short_names=("crd", "crds"),
-        categories=("api-extensions",),
-        subresources=("status",),
-    ),
-    _builtin(
-        "authorization.k8s.io",
-        "v1",
-        "selfsubjectaccessreviews",
-        "SelfSubjectAccessReview",
-        False,
-        verbs=("create",),
-    ),
-)
-
-
-def _scale_paths(scale: Any) -> tuple[str, str, str]:
-    if not isinstance(scale, dict):
-        return ("spec.replicas", "status.replicas", "")
-    return (
-        str(scale.get("specReplicasPath", ".spec.replicas")).lstrip("."),
-        str(scale.get("statusReplicasPath", ".status.replicas")).lstrip("."),
-        str(scale.get("labelSelectorPath") or "").lstrip("."),
-    )
-
-
-NAMESPACE_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "Namespace")
-CRD_TYPE = next(t for t in BUILTIN_TYPES if t.kind == "CustomResourceDefinition")
 
 _VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -244,43 +185,3 @@ def kube_version_sort_key(version: str) -> tuple[int, int, int, str]:
     stability = {None: 0, "beta": 1, "alpha": 2}[match.group(2)]
     minor = int(match.group(3) or 0)
     return (stability, -major, -minor, version)
-
-
-def types_from_crd(crd: dict[str, Any], *, terminating: bool = False) -> list[ResourceType]:
-    """The served resource types of one CRD, preferred version first."""
-    spec = crd.get("spec") or {}
-    names = spec.get("names") or {}
-    group = spec.get("group", "")
-    plural = names.get("plural", "")
-    kind = names.get("kind", "")
-    versions = [v for v in spec.get("versions") or [] if v.get("served")]
-    storage = next((v.get("name", "") for v in spec.get("versions") or [] if v.get("storage")), "")
-    types = []
-    for version in sorted(versions, key=lambda v: kube_version_sort_key(v.get("name", ""))):
-        subresources = version.get("subresources") or {}
-        schema = (version.get("schema") or {}).get("openAPIV3Schema")
-        types.append(
-            ResourceType(
-                group=group,
-                version=version.get("name", ""),
-                plural=plural,
-                singular=names.get("singular") or kind.lower(),
-                kind=kind,
-                namespaced=spec.get("scope") == "Namespaced",
-                verbs=TERMINATING_CRD_VERBS if terminating else CRD_VERBS,
-                short_names=tuple(names.get("shortNames") or ()),
-                categories=tuple(names.get("categories") or ()),
-                subresources=frozenset(name for name in ("status", "scale") if name in subresources),
-                custom=True,
-                storage_version=storage,
-                printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
-                selectable_fields=tuple(
-                    f.get("jsonPath", "").lstrip(".") for f in version.get("selectableFields") or ()
-                ),
-                schema=schema,
-                preserve_unknown_fields=bool(spec.get("preserveUnknownFields")),
-                crd_name=(crd.get("metadata") or {}).get("name", ""),
-                scale_paths=_scale_paths(subresources.get("scale")),
-            )
-        )
-    return types

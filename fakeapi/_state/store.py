@@ -35,7 +35,7 @@ from fakeapi._state.encodings import RevisionSlot, remember, with_revision_slot
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.strategy import Strategy, strategy_for
+from fakeapi._state.strategy import Strategy
 from fakeapi._state.watching import ADDED, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
@@ -257,7 +257,7 @@ class Store:
         operation: str = "Update",
     ) -> Committed:
         """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
-        strategy = strategy_for(rtype)
+        strategy = rtype.rules
         metadata = metadata_of(obj)
         if metadata.get("resourceVersion") not in (None, "", "0"):
             raise APIError.internal("resourceVersion should not be set on objects to be created")
@@ -333,7 +333,7 @@ class Store:
         ``unconditional`` is for updates whose body carries no resourceVersion by design (a patch
         computes the new object from the current one, so it inherits its resourceVersion).
         """
-        strategy = strategy_for(rtype)
+        strategy = rtype.rules
         current = self.get(rtype, namespace, name)
         new = compute(current)
         current_meta, new_meta = metadata_of(current), metadata_of(new)
@@ -384,7 +384,7 @@ class Store:
         dry_run: bool = False,
     ) -> Committed:
         """``Store.Delete``: preconditions, then finalizers mark the object, or it goes now."""
-        strategy = strategy_for(rtype)
+        strategy = rtype.rules
         current = self.get(rtype, namespace, name)
         meta = metadata_of(current)
         if uid is not None and uid != meta.get("uid"):
@@ -422,7 +422,7 @@ class Store:
     def delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
         """Remove an object at once (its last finalizer is gone, or it never had one)."""
         deleted = self.persist(rtype, current, DELETED, current)
-        strategy_for(rtype).after_delete(self, rtype, deleted)
+        rtype.rules.after_delete(self, rtype, deleted)
         namespace = metadata_of(current).get("namespace")
         if namespace and rtype.namespaced:
             controllers.finalize_namespace(self, namespace)

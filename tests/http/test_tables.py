@@ -6,9 +6,11 @@ from typing import Any
 
 import pytest
 
-from fakeapi._http.tables import human_duration, invalid_include_object, table_for
 from fakeapi._patching.goencode import encode_in_order
-from fakeapi._state.resources import BUILTIN_TYPES, ResourceType, types_from_crd
+from fakeapi._state.kinds import BUILTIN_TYPES
+from fakeapi._state.kinds.custom import types_from_crd
+from fakeapi._state.resources import ResourceType
+from fakeapi._state.tables import human_duration, invalid_include_object, table_for
 from fakeapi.errors import APIError
 
 NOW = 1_704_067_200.0  # 2024-01-01T00:00:00Z

@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from fakeapi._patching.lazynode import GoPanic
-from fakeapi._patching.patchmeta import KINDS, patch_meta_for
+from fakeapi._patching.patchmeta import PatchMeta, patch_meta
 from fakeapi._patching.smp import (
     GENERIC_UNPROCESSABLE,
     StrategicMergeError,
     StrategicMergePanic,
     strategic_merge_patch,
 )
+from fakeapi._state.kinds import BUILTIN_TYPES, builtin_type
 
 CORE = ("", "v1")
 APPS = ("apps", "v1")
@@ -63,6 +64,11 @@ APP = {
     "ports": [{"containerPort": 80, "protocol": "TCP"}],
 }
 SIDECAR = {"name": "sidecar", "image": "sidecar:1"}
+
+
+def patch_meta_for(group: str, version: str, kind: str) -> PatchMeta:
+    """The metadata the PATCH handler uses for a built-in kind: its descriptor's struct."""
+    return patch_meta(builtin_type(group, version, kind).patch_struct)
 
 
 def apply(group_version: tuple[str, str], kind: str, original: dict[str, Any], patch: dict[str, Any]) -> Any:
@@ -737,7 +743,10 @@ def test_patch_meta_answers_for_a_path(
 
 
 def test_patch_meta_knows_the_served_kinds_only() -> None:
-    assert len(KINDS) == 11
-    assert ("events.k8s.io", "v1", "Event") in KINDS
+    structs = {(t.group, t.version, t.kind): t.patch_struct for t in BUILTIN_TYPES if t.patch_struct}
+    assert len(structs) == 11
+    assert structs[("events.k8s.io", "v1", "Event")] == "EventsV1Event"
+    for struct in structs.values():
+        patch_meta(struct)
     with pytest.raises(KeyError):
-        patch_meta_for("apps", "v1", "StatefulSet")
+        patch_meta("StatefulSet")

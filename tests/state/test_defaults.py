@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from fakeapi._state.defaults import allocate_cluster_ip, allocate_node_ports, apply_defaults
+from fakeapi._state.defaults import allocate_cluster_ip, allocate_node_ports
+from fakeapi._state.kinds import builtin_type
+from fakeapi._state.kinds.custom import types_from_crd
+
+
+def apply_defaults(group: str, version: str, kind: str, obj: Any, *, creating: bool | None = None) -> Any:
+    """What the kind's descriptor fills in, as the store applies it on a write."""
+    return builtin_type(group, version, kind).default(obj, creating=creating)
+
 
 UID = "6f1c1a3e-0000-4000-8000-000000000001"
 TOLERATIONS = [
@@ -367,8 +375,17 @@ def test_fields_already_set_are_kept(
 
 def test_other_kinds_come_back_unchanged() -> None:
     custom = {"apiVersion": "example.com/v1", "kind": "Foo", "spec": {}}
-    assert apply_defaults("example.com", "v1", "Foo", custom) is custom
-    assert apply_defaults("batch", "v1beta1", "Job", {"spec": {}}) == {"spec": {}}
+    crd = {
+        "metadata": {"name": "foos.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"plural": "foos", "kind": "Foo"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": True, "storage": True}],
+        },
+    }
+    assert types_from_crd(crd)[0].default(custom) is custom
+    assert apply_defaults("", "v1", "ConfigMap", custom) is custom
 
 
 def test_creating_resets_what_the_strategy_resets() -> None:

@@ -32,11 +32,12 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from fakeapi._http.protobuf.messages import ANY_VERSION_KINDS, KINDS
+from fakeapi._http.protobuf.messages import ANY_VERSION_KINDS
 from fakeapi._http.protobuf.schema import INTEGERS, MAP_ENTRIES, SCHEMA, Field, Message
 from fakeapi._http.protobuf.wire import BYTES, VARINT, ProtobufError, read_fields, read_varint, signed
 from fakeapi._patching.godecode import GoNumberRangeError, GoSyntaxError, decode
 from fakeapi._patching.rawtext import decode_utf8
+from fakeapi._state.kinds import protobuf_message_of
 
 __all__ = ["MAGIC", "decode_protobuf"]
 
@@ -89,7 +90,7 @@ def decode_protobuf(
         raise ProtobufError(
             f"Object '{missing}' is missing in '{go_type_meta}'", api_version=actual_version, kind=actual_kind
         )
-    name = KINDS.get((actual_version, actual_kind)) or ANY_VERSION_KINDS.get(actual_kind)
+    name = protobuf_message_of(actual_version, actual_kind) or ANY_VERSION_KINDS.get(actual_kind)
     if name is None:
         raise ProtobufError(
             f"no kind {_go_quote(actual_kind)} is registered for version {_go_quote(actual_version)} "

@@ -26,24 +26,10 @@ The whole closure of each kind is here, so a Pod template sent by any client kee
 
 from __future__ import annotations
 
-__all__ = ["ANY_VERSION_KINDS", "KINDS", "MESSAGES"]
+__all__ = ["ANY_VERSION_KINDS", "MESSAGES"]
 
-# (apiVersion, kind) -> the message of its object. DeleteOptions is accepted under any apiVersion, as
-# every group version registers it (``metav1.AddToGroupVersion``).
-KINDS: dict[tuple[str, str], str] = {
-    ("v1", "ConfigMap"): "ConfigMap",
-    ("v1", "Event"): "Event",
-    ("v1", "Namespace"): "Namespace",
-    ("v1", "Pod"): "Pod",
-    ("v1", "Secret"): "Secret",
-    ("v1", "Service"): "Service",
-    ("v1", "ServiceAccount"): "ServiceAccount",
-    ("apps/v1", "Deployment"): "Deployment",
-    ("batch/v1", "Job"): "Job",
-    ("events.k8s.io/v1", "Event"): "events.Event",
-    ("coordination.k8s.io/v1", "Lease"): "Lease",
-    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): "SelfSubjectAccessReview",
-}
+# Each kind's descriptor names its message (``fakeapi._state.kinds``). DeleteOptions is accepted
+# under any apiVersion, as every group version registers it (``metav1.AddToGroupVersion``).
 ANY_VERSION_KINDS: dict[str, str] = {"DeleteOptions": "DeleteOptions"}
 
 MESSAGES: dict[str, str] = {

@@ -1,7 +1,8 @@
 """What kube-apiserver 1.32 fills in when it stores a built-in object, so a read shows the same fields.
 
-This module dispatches by kind; each step of the real server is reproduced in one module, and all
-of them together make one pure function:
+Each kind's descriptor (``fakeapi._state.kinds``) names its defaulter, which fills a copy of the
+object in place (``ResourceType.default``); each step of the real server is reproduced in one
+module:
 
 * versioned defaulting on every decode, so after every create, update and patch
   (``pkg/apis/core/v1/defaults.go``, ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go``
@@ -29,43 +30,6 @@ gives the create result for ordinary bodies and never undoes a status an update 
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
-
 from fakeapi._state.defaults.allocation import allocate_cluster_ip, allocate_node_ports
-from fakeapi._state.defaults.core import (
-    core_event_defaults,
-    events_event_defaults,
-    lease_defaults,
-    namespace_defaults,
-    secret_defaults,
-    service_defaults,
-)
-from fakeapi._state.defaults.fields import Obj
-from fakeapi._state.defaults.pods import pod_defaults
-from fakeapi._state.defaults.workloads import deployment_defaults, job_defaults
 
-__all__ = ["allocate_cluster_ip", "allocate_node_ports", "apply_defaults"]
-
-
-def apply_defaults(group: str, version: str, kind: str, obj: Obj, *, creating: bool | None = None) -> Obj:
-    """The object as the apiserver would store it; other kinds come back as they are, never mutated."""
-    defaulter = _DEFAULTERS.get((group, version, kind))
-    if defaulter is None:
-        return obj
-    out = copy.deepcopy(obj)
-    defaulter(out, creating)
-    return out
-
-
-_DEFAULTERS: dict[tuple[str, str, str], Callable[[Obj, bool | None], None]] = {
-    ("", "v1", "Namespace"): namespace_defaults,
-    ("", "v1", "Secret"): secret_defaults,
-    ("", "v1", "Service"): service_defaults,
-    ("", "v1", "Pod"): pod_defaults,
-    ("", "v1", "Event"): core_event_defaults,
-    ("events.k8s.io", "v1", "Event"): events_event_defaults,
-    ("coordination.k8s.io", "v1", "Lease"): lease_defaults,
-    ("apps", "v1", "Deployment"): deployment_defaults,
-    ("batch", "v1", "Job"): job_defaults,
-}
+__all__ = ["allocate_cluster_ip", "allocate_node_ports"]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._http.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
-from fakeapi._http.tables.durations import ZERO_TIME, age, parse_time, since
-from fakeapi._http.tables.fields import Obj, as_int, as_obj, as_str, dicts, metadata, nested
+from fakeapi._state.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
+from fakeapi._state.tables.durations import ZERO_TIME, age, parse_time, since
+from fakeapi._state.tables.fields import Obj, as_int, as_obj, as_str, dicts, metadata, nested
 
-__all__ = ["PRINTERS"]
+__all__ = ["POD_PRINTER"]
 
 _DOCS = {
     "pod.podIP": (
@@ -151,25 +151,23 @@ def _pod_conditions(obj: Obj) -> list[Obj]:
     return [{"type": "Completed", "status": "True", "reason": phase, "message": messages[phase]}]
 
 
-PRINTERS: dict[tuple[str, str], Printer] = {
-    ("", "pods"): Printer(
-        (
-            NAME_COLUMN,
-            column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
-            column("Status", "string", "The aggregate status of the containers in this pod."),
-            column(
-                "Restarts",
-                "string",
-                "The number of times the containers in this pod have been restarted and when the last container "
-                "in this pod has restarted.",
-            ),
-            AGE_COLUMN,
-            column("IP", "string", _DOCS["pod.podIP"], priority=1),
-            column("Node", "string", _DOCS["pod.nodeName"], priority=1),
-            column("Nominated Node", "string", _DOCS["pod.nominatedNodeName"], priority=1),
-            column("Readiness Gates", "string", _DOCS["pod.readinessGates"], priority=1),
+POD_PRINTER = Printer(
+    (
+        NAME_COLUMN,
+        column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
+        column("Status", "string", "The aggregate status of the containers in this pod."),
+        column(
+            "Restarts",
+            "string",
+            "The number of times the containers in this pod have been restarted and when the last container "
+            "in this pod has restarted.",
         ),
-        _pod_cells,
-        conditions=_pod_conditions,
+        AGE_COLUMN,
+        column("IP", "string", _DOCS["pod.podIP"], priority=1),
+        column("Node", "string", _DOCS["pod.nodeName"], priority=1),
+        column("Nominated Node", "string", _DOCS["pod.nominatedNodeName"], priority=1),
+        column("Readiness Gates", "string", _DOCS["pod.readinessGates"], priority=1),
     ),
-}
+    _pod_cells,
+    conditions=_pod_conditions,
+)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._http.tables.durations import to_nanos
-from fakeapi._http.tables.fields import Obj
-from fakeapi._http.tables.printers import printer_for
 from fakeapi._patching.gostrconv import quote
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.tables.durations import to_nanos
+from fakeapi._state.tables.fields import Obj
+from fakeapi._state.tables.printers import printer_for
 from fakeapi.errors import APIError
 
 __all__ = ["invalid_include_object", "table_for"]

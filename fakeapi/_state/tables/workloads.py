@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._http.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
-from fakeapi._http.tables.durations import NANOS, age, human_nanos, parse_time
-from fakeapi._http.tables.fields import Obj, as_int, as_list, as_obj, as_str, dicts, metadata, nested
+from fakeapi._state.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
+from fakeapi._state.tables.durations import NANOS, age, human_nanos, parse_time
+from fakeapi._state.tables.fields import Obj, as_int, as_list, as_obj, as_str, dicts, metadata, nested
 
-__all__ = ["PRINTERS"]
+__all__ = ["DEPLOYMENT_PRINTER", "JOB_PRINTER"]
 
 _DOCS = {
     "deployment.updatedReplicas": (
@@ -125,29 +125,28 @@ _CONTAINER_COLUMNS = (
     column("Containers", "string", CONTAINERS_DOC, priority=1),
     column("Images", "string", IMAGES_DOC, priority=1),
 )
-PRINTERS: dict[tuple[str, str], Printer] = {
-    ("apps", "deployments"): Printer(
-        (
-            NAME_COLUMN,
-            column("Ready", "string", "Number of the pod with ready state"),
-            column("Up-to-date", "string", _DOCS["deployment.updatedReplicas"]),
-            column("Available", "string", _DOCS["deployment.availableReplicas"]),
-            AGE_COLUMN,
-            *_CONTAINER_COLUMNS,
-            column("Selector", "string", _DOCS["deployment.selector"], priority=1),
-        ),
-        _deployment_cells,
+DEPLOYMENT_PRINTER = Printer(
+    (
+        NAME_COLUMN,
+        column("Ready", "string", "Number of the pod with ready state"),
+        column("Up-to-date", "string", _DOCS["deployment.updatedReplicas"]),
+        column("Available", "string", _DOCS["deployment.availableReplicas"]),
+        AGE_COLUMN,
+        *_CONTAINER_COLUMNS,
+        column("Selector", "string", _DOCS["deployment.selector"], priority=1),
     ),
-    ("batch", "jobs"): Printer(
-        (
-            NAME_COLUMN,
-            column("Status", "string", "Status of the job."),
-            column("Completions", "string", _DOCS["job.succeeded"]),
-            column("Duration", "string", "Time required to complete the job."),
-            AGE_COLUMN,
-            *_CONTAINER_COLUMNS,
-            column("Selector", "string", _DOCS["job.selector"], priority=1),
-        ),
-        _job_cells,
+    _deployment_cells,
+)
+
+JOB_PRINTER = Printer(
+    (
+        NAME_COLUMN,
+        column("Status", "string", "Status of the job."),
+        column("Completions", "string", _DOCS["job.succeeded"]),
+        column("Duration", "string", "Time required to complete the job."),
+        AGE_COLUMN,
+        *_CONTAINER_COLUMNS,
+        column("Selector", "string", _DOCS["job.selector"], priority=1),
     ),
-}
+    _job_cells,
+)

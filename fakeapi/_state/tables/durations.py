@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from fakeapi._http.tables.fields import Obj, metadata
+from fakeapi._state.tables.fields import Obj, metadata
 
 __all__ = ["NANOS", "ZERO_TIME", "age", "human_duration", "human_nanos", "parse_time", "since", "to_nanos"]
 

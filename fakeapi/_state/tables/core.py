@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._http.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
-from fakeapi._http.tables.durations import age
-from fakeapi._http.tables.fields import Obj, as_int, as_list, as_obj, as_str, dicts, metadata, nested
+from fakeapi._state.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
+from fakeapi._state.tables.durations import age
+from fakeapi._state.tables.fields import Obj, as_int, as_list, as_obj, as_str, dicts, metadata, nested
 
-__all__ = ["PRINTERS"]
+__all__ = [
+    "CONFIGMAP_PRINTER",
+    "LEASE_PRINTER",
+    "NAMESPACE_PRINTER",
+    "SECRET_PRINTER",
+    "SERVICEACCOUNT_PRINTER",
+    "SERVICE_PRINTER",
+]
 
 _DOCS = {
     "configmap.data": (
@@ -151,38 +158,41 @@ def _format_labels(labels: Any) -> str:
     return ",".join(f"{key}={labels[key]}" for key in sorted(labels))
 
 
-PRINTERS: dict[tuple[str, str], Printer] = {
-    ("", "configmaps"): Printer(
-        (NAME_COLUMN, column("Data", "string", _DOCS["configmap.data"]), AGE_COLUMN), _configmap_cells
+CONFIGMAP_PRINTER = Printer(
+    (NAME_COLUMN, column("Data", "string", _DOCS["configmap.data"]), AGE_COLUMN), _configmap_cells
+)
+
+SECRET_PRINTER = Printer(
+    (
+        NAME_COLUMN,
+        column("Type", "string", _DOCS["secret.type"]),
+        column("Data", "string", _DOCS["secret.data"]),
+        AGE_COLUMN,
     ),
-    ("", "secrets"): Printer(
-        (
-            NAME_COLUMN,
-            column("Type", "string", _DOCS["secret.type"]),
-            column("Data", "string", _DOCS["secret.data"]),
-            AGE_COLUMN,
-        ),
-        _secret_cells,
+    _secret_cells,
+)
+
+NAMESPACE_PRINTER = Printer(
+    (NAME_COLUMN, column("Status", "string", "The status of the namespace"), AGE_COLUMN), _namespace_cells
+)
+
+SERVICEACCOUNT_PRINTER = Printer(
+    (NAME_COLUMN, column("Secrets", "string", _DOCS["serviceaccount.secrets"]), AGE_COLUMN), _serviceaccount_cells
+)
+
+LEASE_PRINTER = Printer(
+    (NAME_COLUMN, column("Holder", "string", _DOCS["lease.holderIdentity"]), AGE_COLUMN), _lease_cells
+)
+
+SERVICE_PRINTER = Printer(
+    (
+        NAME_COLUMN,
+        column("Type", "string", _DOCS["service.type"]),
+        column("Cluster-IP", "string", _DOCS["service.clusterIP"]),
+        column("External-IP", "string", _DOCS["service.externalIPs"]),
+        column("Port(s)", "string", _DOCS["service.ports"]),
+        AGE_COLUMN,
+        column("Selector", "string", _DOCS["service.selector"], priority=1),
     ),
-    ("", "namespaces"): Printer(
-        (NAME_COLUMN, column("Status", "string", "The status of the namespace"), AGE_COLUMN), _namespace_cells
-    ),
-    ("", "serviceaccounts"): Printer(
-        (NAME_COLUMN, column("Secrets", "string", _DOCS["serviceaccount.secrets"]), AGE_COLUMN), _serviceaccount_cells
-    ),
-    ("coordination.k8s.io", "leases"): Printer(
-        (NAME_COLUMN, column("Holder", "string", _DOCS["lease.holderIdentity"]), AGE_COLUMN), _lease_cells
-    ),
-    ("", "services"): Printer(
-        (
-            NAME_COLUMN,
-            column("Type", "string", _DOCS["service.type"]),
-            column("Cluster-IP", "string", _DOCS["service.clusterIP"]),
-            column("External-IP", "string", _DOCS["service.externalIPs"]),
-            column("Port(s)", "string", _DOCS["service.ports"]),
-            AGE_COLUMN,
-            column("Selector", "string", _DOCS["service.selector"], priority=1),
-        ),
-        _service_cells,
-    ),
-}
+    _service_cells,
+)

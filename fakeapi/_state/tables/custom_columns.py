@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakeapi._http.tables.columns import CREATION_TIMESTAMP_DOC, NAME_COLUMN, Printer, column
-from fakeapi._http.tables.durations import parse_time, since
-from fakeapi._http.tables.fields import Obj, metadata
-from fakeapi._http.tables.jsonpath import JSONPathError, compile_jsonpath
 from fakeapi._patching.gofloat import GoFloat
 from fakeapi._patching.govalues import format_value
+from fakeapi._state.tables.columns import CREATION_TIMESTAMP_DOC, NAME_COLUMN, Printer, column
+from fakeapi._state.tables.durations import parse_time, since
+from fakeapi._state.tables.fields import Obj, metadata
+from fakeapi._state.tables.jsonpath import JSONPathError, compile_jsonpath
 
 __all__ = ["custom_resource_printer"]
 

@@ -19,7 +19,7 @@ Reproduced from kube-apiserver 1.32, one concern per module:
 
 from __future__ import annotations
 
-from fakeapi._http.tables.durations import human_duration
-from fakeapi._http.tables.table import invalid_include_object, table_for
+from fakeapi._state.tables.durations import human_duration
+from fakeapi._state.tables.table import invalid_include_object, table_for
 
 __all__ = ["human_duration", "invalid_include_object", "table_for"]

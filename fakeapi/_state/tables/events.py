@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._http.tables.columns import NAME_DOC, Printer, column
-from fakeapi._http.tables.durations import ZERO_TIME, parse_time, since
-from fakeapi._http.tables.fields import Obj, as_int, as_obj, as_str, metadata, nested
+from fakeapi._state.tables.columns import NAME_DOC, Printer, column
+from fakeapi._state.tables.durations import ZERO_TIME, parse_time, since
+from fakeapi._state.tables.fields import Obj, as_int, as_obj, as_str, metadata, nested
 
-__all__ = ["PRINTERS"]
+__all__ = ["EVENT_PRINTER"]
 
 _DOCS = {
     "event.lastTimestamp": "The time at which the most recent occurrence of this event was recorded.",
@@ -83,7 +83,7 @@ def _event_cells(obj: Obj, now_ns: int) -> list[Any]:
     ]
 
 
-_EVENT_PRINTER = Printer(
+EVENT_PRINTER = Printer(
     (
         column("Last Seen", "string", _DOCS["event.lastTimestamp"]),
         column("Type", "string", _DOCS["event.type"]),
@@ -98,7 +98,3 @@ _EVENT_PRINTER = Printer(
     ),
     _event_cells,
 )
-PRINTERS: dict[tuple[str, str], Printer] = {
-    ("", "events"): _EVENT_PRINTER,
-    ("events.k8s.io", "events"): _EVENT_PRINTER,
-}

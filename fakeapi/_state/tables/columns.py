@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fakeapi._http.tables.fields import Obj
+from fakeapi._state.tables.fields import Obj
 
 __all__ = ["AGE_COLUMN", "CREATION_TIMESTAMP_DOC", "NAME_COLUMN", "NAME_DOC", "Cells", "Printer", "column"]
 

@@ -1,0 +1,163 @@
+"""``apiextensions.k8s.io/v1``: CustomResourceDefinitions (``apiextensions-apiserver/pkg/registry/customresourcedefinition``).
+
+A CRD is served as soon as it is stored, with the conditions a real apiserver's controllers set
+(NamesAccepted, Established; Terminating while its instances are removed), and validated for the
+mistakes a client is likely to make (``apiextensions/validation``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fakeapi._state import controllers
+from fakeapi._state.controllers import CRD_CLEANUP_FINALIZER
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.objects import metadata_of
+from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.strategy import GenerationStrategy
+from fakeapi._state.validation import go_value, invalid
+from fakeapi.errors import Cause
+
+if TYPE_CHECKING:
+    from fakeapi._state.store import Store
+
+__all__ = ["TYPES"]
+
+
+class CustomResourceDefinitionStrategy(GenerationStrategy):
+    """CRDs are served as soon as they are stored, with the conditions a real apiserver sets."""
+
+    def prepare_for_create(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        return _with_crd_status(super().prepare_for_create(rtype, obj))
+
+    def before_update(
+        self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> dict[str, Any]:
+        return _with_crd_status(super().before_update(rtype, new, old, subresource))
+
+    def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
+        return _crd_causes(obj)
+
+    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        store.registry.register_crd(obj)
+
+    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        store.registry.register_crd(obj)
+        if metadata_of(obj).get("deletionTimestamp") is not None:
+            controllers.clean_up_custom_resources(store, obj)
+
+    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        controllers.remove_custom_resources(store, obj)
+
+    def mark_for_deletion(
+        self, rtype: ResourceType, obj: dict[str, Any], finalizers: list[str], now: str
+    ) -> dict[str, Any]:
+        if CRD_CLEANUP_FINALIZER not in finalizers:
+            finalizers = [*finalizers, CRD_CLEANUP_FINALIZER]
+        marked = super().mark_for_deletion(rtype, obj, finalizers, now)
+        return _with_condition(
+            marked,
+            "Terminating",
+            "True",
+            "InstanceDeletionInProgress",
+            "CustomResource deletion is in progress",
+            now,
+        )
+
+    def graceful(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
+        return True
+
+
+def _with_condition(obj: dict[str, Any], kind: str, status: str, reason: str, message: str, now: str) -> dict[str, Any]:
+    conditions = [c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") != kind]
+    conditions.append({"lastTransitionTime": now, "message": message, "reason": reason, "status": status, "type": kind})
+    return {**obj, "status": {**(obj.get("status") or {}), "conditions": conditions}}
+
+
+def _with_crd_status(crd: dict[str, Any]) -> dict[str, Any]:
+    spec = crd.get("spec") or {}
+    names = dict(spec.get("names") or {})
+    if names.get("kind") and "listKind" not in names:
+        names["listKind"] = names["kind"] + "List"
+    if names.get("kind") and "singular" not in names:
+        names["singular"] = names["kind"].lower()
+    status = dict(crd.get("status") or {})
+    transition = metadata_of(crd).get("creationTimestamp")
+    previous = {c.get("type"): c for c in status.get("conditions") or []}
+    conditions = []
+    for kind, reason, message in (
+        ("NamesAccepted", "NoConflicts", "no conflicts found"),
+        ("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+    ):
+        old = previous.get(kind) or {}
+        conditions.append(
+            {
+                "lastTransitionTime": old.get("lastTransitionTime") or transition,
+                "message": message,
+                "reason": reason,
+                "status": "True",
+                "type": kind,
+            }
+        )
+    if "Terminating" in previous:
+        conditions.append(previous["Terminating"])
+    status["acceptedNames"] = names
+    status["conditions"] = conditions
+    stored = list(status.get("storedVersions") or [])
+    for version in spec.get("versions") or []:
+        if version.get("storage") and version.get("name") not in stored:
+            stored.append(version.get("name"))
+    status["storedVersions"] = stored
+    return {**crd, "spec": {**spec, "names": names}, "status": status}
+
+
+def _crd_causes(crd: dict[str, Any]) -> list[Cause]:
+    """The CRD validation a client is likely to trip over (``apiextensions/validation``)."""
+    spec = crd.get("spec") or {}
+    names = spec.get("names") or {}
+    causes: list[Cause] = []
+    group, plural = spec.get("group", ""), names.get("plural", "")
+    name = metadata_of(crd).get("name", "")
+    if name != f"{plural}.{group}":
+        causes.append(invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
+    if not group:
+        causes.append(Cause("FieldValueRequired", "Required value", "spec.group"))
+    if not plural:
+        causes.append(Cause("FieldValueRequired", "Required value", "spec.names.plural"))
+    if not names.get("kind"):
+        causes.append(Cause("FieldValueRequired", "Required value", "spec.names.kind"))
+    if spec.get("scope") not in ("Namespaced", "Cluster"):
+        causes.append(
+            Cause(
+                "FieldValueNotSupported",
+                f'Unsupported value: {go_value(spec.get("scope", ""))}: supported values: "Cluster", "Namespaced"',
+                "spec.scope",
+            )
+        )
+    versions = spec.get("versions") or []
+    if sum(1 for version in versions if version.get("storage")) != 1:
+        causes.append(
+            Cause(
+                "FieldValueInvalid",
+                "Invalid value: "
+                + ("[]apiextensions.CustomResourceDefinitionVersion(nil)" if not versions else '""')
+                + ": must have exactly one version marked as storage version",
+                "spec.versions",
+            )
+        )
+    return causes
+
+
+TYPES: tuple[ResourceType, ...] = (
+    builtin(
+        "apiextensions.k8s.io",
+        "v1",
+        "customresourcedefinitions",
+        "CustomResourceDefinition",
+        False,
+        short_names=("crd", "crds"),
+        categories=("api-extensions",),
+        subresources=(Subresource("status"),),
+        strategy=CustomResourceDefinitionStrategy(),
+    ),
+)

@@ -1,0 +1,27 @@
+"""``batch/v1``: ``pkg/registry/batch/job``; spec changes bump the generation."""
+
+from __future__ import annotations
+
+from fakeapi._state.defaults.workloads import job_defaults
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.strategy import GenerationStrategy
+from fakeapi._state.tables.workloads import JOB_PRINTER
+
+__all__ = ["TYPES"]
+
+TYPES: tuple[ResourceType, ...] = (
+    builtin(
+        "batch",
+        "v1",
+        "jobs",
+        "Job",
+        categories=("all",),
+        subresources=(Subresource("status"),),
+        strategy=GenerationStrategy(),
+        defaulter=job_defaults,
+        printer=JOB_PRINTER,
+        patch_struct="Job",
+        protobuf_message="Job",
+    ),
+)

@@ -1,0 +1,159 @@
+"""The core group (``""/v1``): ``pkg/registry/core/<kind>``.
+
+Namespaces finalize through ``spec.finalizers``, which the namespace controller clears
+(``namespace/strategy.go``, ``storage.go``); Services get a cluster IP and node ports on create
+(``service/storage/alloc.go``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fakeapi._state import controllers, defaults
+from fakeapi._state.defaults.core import core_event_defaults, namespace_defaults, secret_defaults, service_defaults
+from fakeapi._state.defaults.pods import pod_defaults
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.objects import metadata_of
+from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.strategy import Strategy
+from fakeapi._state.tables.core import (
+    CONFIGMAP_PRINTER,
+    NAMESPACE_PRINTER,
+    SECRET_PRINTER,
+    SERVICE_PRINTER,
+    SERVICEACCOUNT_PRINTER,
+)
+from fakeapi._state.tables.events import EVENT_PRINTER
+from fakeapi._state.tables.pods import POD_PRINTER
+
+if TYPE_CHECKING:
+    from fakeapi._state.store import Store
+
+__all__ = ["TYPES"]
+
+_STATUS = Subresource("status")
+
+
+class ServiceStrategy(Strategy):
+    """Services get a cluster IP and node ports allocated on create (``alloc.go``)."""
+
+    def allocate(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        used_ips: set[str] = set()
+        used_ports: set[int] = set()
+        for service in store.bucket(rtype).values():
+            spec = service.get("spec") or {}
+            used_ips.update(ip for ip in spec.get("clusterIPs") or [spec.get("clusterIP")] if isinstance(ip, str))
+            used_ports.update(p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p.get("nodePort"), int))
+        return defaults.allocate_node_ports(defaults.allocate_cluster_ip(obj, used_ips), used_ports)
+
+
+class NamespaceStrategy(Strategy):
+    """Namespaces finalize through ``spec.finalizers``, which the namespace controller clears."""
+
+    def graceful(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
+        return True
+
+    def before_update(
+        self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> dict[str, Any]:
+        new = super().before_update(rtype, new, old, subresource)
+        if subresource != "finalize" and "spec" in old:
+            new = {**new, "spec": old["spec"]}
+        return new
+
+    def mark_for_deletion(
+        self, rtype: ResourceType, obj: dict[str, Any], finalizers: list[str], now: str
+    ) -> dict[str, Any]:
+        marked = super().mark_for_deletion(rtype, obj, finalizers, now)
+        return {**marked, "status": {**(marked.get("status") or {}), "phase": "Terminating"}}
+
+    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        if metadata_of(obj).get("deletionTimestamp") is not None:
+            controllers.finalize_namespace(store, metadata_of(obj).get("name", ""))
+
+
+TYPES: tuple[ResourceType, ...] = (
+    builtin(
+        "",
+        "v1",
+        "namespaces",
+        "Namespace",
+        False,
+        verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
+        short_names=("ns",),
+        subresources=(Subresource("finalize", ("update",)), _STATUS),
+        strategy=NamespaceStrategy(),
+        defaulter=namespace_defaults,
+        printer=NAMESPACE_PRINTER,
+        patch_struct="Namespace",
+        protobuf_message="Namespace",
+    ),
+    builtin(
+        "",
+        "v1",
+        "configmaps",
+        "ConfigMap",
+        short_names=("cm",),
+        printer=CONFIGMAP_PRINTER,
+        patch_struct="ConfigMap",
+        protobuf_message="ConfigMap",
+    ),
+    builtin(
+        "",
+        "v1",
+        "secrets",
+        "Secret",
+        defaulter=secret_defaults,
+        printer=SECRET_PRINTER,
+        patch_struct="Secret",
+        protobuf_message="Secret",
+    ),
+    builtin(
+        "",
+        "v1",
+        "services",
+        "Service",
+        short_names=("svc",),
+        categories=("all",),
+        subresources=(_STATUS,),
+        strategy=ServiceStrategy(),
+        defaulter=service_defaults,
+        printer=SERVICE_PRINTER,
+        patch_struct="Service",
+        protobuf_message="Service",
+    ),
+    builtin(
+        "",
+        "v1",
+        "serviceaccounts",
+        "ServiceAccount",
+        short_names=("sa",),
+        printer=SERVICEACCOUNT_PRINTER,
+        patch_struct="ServiceAccount",
+        protobuf_message="ServiceAccount",
+    ),
+    builtin(
+        "",
+        "v1",
+        "pods",
+        "Pod",
+        short_names=("po",),
+        categories=("all",),
+        subresources=(_STATUS,),
+        defaulter=pod_defaults,
+        printer=POD_PRINTER,
+        patch_struct="Pod",
+        protobuf_message="Pod",
+    ),
+    builtin(
+        "",
+        "v1",
+        "events",
+        "Event",
+        short_names=("ev",),
+        defaulter=core_event_defaults,
+        printer=EVENT_PRINTER,
+        patch_struct="Event",
+        protobuf_message="Event",
+    ),
+)

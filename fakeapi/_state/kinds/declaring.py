@@ -1,0 +1,47 @@
+"""How a group module declares a built-in kind: one call that states everything about it."""
+
+from __future__ import annotations
+
+from fakeapi._state.resources import ALL_VERBS, Defaulter, ResourceType, Subresource
+from fakeapi._state.strategy import Strategy
+from fakeapi._state.tables.columns import Printer
+
+__all__ = ["DEFAULT_STRATEGY", "builtin"]
+
+DEFAULT_STRATEGY = Strategy()
+
+
+def builtin(
+    group: str,
+    version: str,
+    plural: str,
+    kind: str,
+    namespaced: bool = True,
+    *,
+    verbs: tuple[str, ...] = ALL_VERBS,
+    short_names: tuple[str, ...] = (),
+    categories: tuple[str, ...] = (),
+    subresources: tuple[Subresource, ...] = (),
+    strategy: Strategy = DEFAULT_STRATEGY,
+    defaulter: Defaulter | None = None,
+    printer: Printer | None = None,
+    patch_struct: str = "",
+    protobuf_message: str = "",
+) -> ResourceType:
+    return ResourceType(
+        group=group,
+        version=version,
+        plural=plural,
+        singular=kind.lower(),
+        kind=kind,
+        namespaced=namespaced,
+        verbs=verbs,
+        short_names=short_names,
+        categories=categories,
+        subresource_table=subresources,
+        strategy=strategy,
+        defaulter=defaulter,
+        printer=printer,
+        patch_struct=patch_struct,
+        protobuf_message=protobuf_message,
+    )
