@@ -88,6 +88,8 @@ def api_resource_list(registry: Registry, group: str, version: str) -> dict[str,
     if not types:
         return None
     resources: list[dict[str, Any]] = []
+    if not any(rtype.custom for rtype in types):
+        types = sorted(types, key=lambda rtype: rtype.plural)  # the installer sorts a group version's paths
     for rtype in types:
         resources.append(rtype.discovery_entry())
         resources.extend(rtype.subresource_entries())

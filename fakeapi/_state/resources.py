@@ -8,8 +8,9 @@ generic store (``registry/generic/registry/store.go``):
   verbs, short names, categories, subresources (each with its verbs and response kind);
 * what the store does around a write: the :class:`~fakeapi._state.strategy.Strategy` (prepare,
   validate, warnings, lifecycle hooks) and the defaulter of ``pkg/apis/<group>/v1/defaults.go``;
-* how it is shown and decoded: the printer of its Tables, the Go struct its strategic merge patch
-  metadata starts from, its protobuf message.
+* how it is shown and patched: the printer of its Tables, the Go struct its strategic merge patch
+  metadata starts from. Its Go struct (for protobuf bodies) is found by apiVersion and kind in
+  :mod:`fakeapi._state.typed`, which holds every kind of the API.
 
 The built-in kinds are declared in :mod:`fakeapi._state.kinds`, one module per API group; a custom
 resource's descriptors are built from its CRD (:mod:`fakeapi._state.kinds.custom`).
@@ -85,7 +86,9 @@ class ResourceType:
     defaulter: Defaulter | None = field(default=None, compare=False, hash=False, repr=False)
     printer: Printer | None = field(default=None, compare=False, hash=False, repr=False)
     patch_struct: str = ""
-    protobuf_message: str = ""
+    # The group, version and kind objects are stored as, where another resource's (events.k8s.io
+    # Events are core/v1 Events in storage); discovery's storageVersionHash is computed from it.
+    stored_as: tuple[str, str, str] | None = None
 
     @property
     def subresources(self) -> frozenset[str]:
@@ -145,7 +148,8 @@ class ResourceType:
             entry["shortNames"] = list(self.short_names)
         if self.categories:
             entry["categories"] = list(self.categories)
-        entry["storageVersionHash"] = storage_version_hash(self.group, self.storage_version or self.version, self.kind)
+        stored_as = self.stored_as or (self.group, self.storage_version or self.version, self.kind)
+        entry["storageVersionHash"] = storage_version_hash(*stored_as)
         return entry
 
     def subresource_entries(self) -> list[dict[str, Any]]:

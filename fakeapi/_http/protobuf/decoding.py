@@ -37,7 +37,7 @@ from fakeapi._http.protobuf.schema import INTEGERS, MAP_ENTRIES, SCHEMA, Field, 
 from fakeapi._http.protobuf.wire import BYTES, VARINT, ProtobufError, read_fields, read_varint, signed
 from fakeapi._patching.godecode import GoNumberRangeError, GoSyntaxError, decode
 from fakeapi._patching.rawtext import decode_utf8
-from fakeapi._state.kinds import protobuf_message_of
+from fakeapi._state.typed import go_structs
 
 __all__ = ["MAGIC", "decode_protobuf"]
 
@@ -61,6 +61,7 @@ _TIMESTAMP = {1: ("Seconds", (VARINT,)), 2: ("Nanos", (VARINT,))}
 _INT_OR_STRING = {1: ("Type", (VARINT,)), 2: ("IntVal", (VARINT,)), 3: ("StrVal", (BYTES,))}
 _QUANTITY_FIELDS = {1: ("String_", (BYTES,))}
 _FIELDS_V1 = {1: ("Raw", (BYTES,))}
+_RAW_EXTENSION = {1: ("Raw", (BYTES,))}
 
 
 def decode_protobuf(
@@ -90,8 +91,8 @@ def decode_protobuf(
         raise ProtobufError(
             f"Object '{missing}' is missing in '{go_type_meta}'", api_version=actual_version, kind=actual_kind
         )
-    name = protobuf_message_of(actual_version, actual_kind) or ANY_VERSION_KINDS.get(actual_kind)
-    if name is None:
+    name = go_structs().kind_struct(actual_version, actual_kind) or ANY_VERSION_KINDS.get(actual_kind)
+    if name is None or name not in SCHEMA:
         raise ProtobufError(
             f"no kind {_go_quote(actual_kind)} is registered for version {_go_quote(actual_version)} "
             f"in scheme {_go_quote(_SCHEME)}",
@@ -222,7 +223,11 @@ class _Decoder:
             return _int_or_string(joined)
         if type_name == "FieldsV1":
             return _fields_v1(joined)
-        return self.message(joined, SCHEMA[type_name], path)
+        if type_name == "RawExtension":
+            return _raw_extension(joined)
+        message = SCHEMA[type_name]
+        rendered = self.message(joined, message, path)
+        return rendered.get("items") if message.is_list else rendered
 
     def _map(self, value_type: str, entries: list[int | bytes], path: str) -> dict[str, Any]:
         entry_message = MAP_ENTRIES[value_type]
@@ -319,3 +324,14 @@ def _fields_v1(data: bytes) -> Any:
         return decode(_as_bytes(values[1]))
     except (GoSyntaxError, GoNumberRangeError) as error:
         raise ProtobufError(f"json: error calling MarshalJSON for type *v1.FieldsV1: {error}") from None
+
+
+def _raw_extension(data: bytes) -> Any:
+    """``RawExtension.MarshalJSON``: the raw bytes as they are (JSON), ``null`` when there are none."""
+    values = _last_values(data, "RawExtension", _RAW_EXTENSION)
+    if 1 not in values:
+        return None
+    try:
+        return decode(_as_bytes(values[1]))
+    except (GoSyntaxError, GoNumberRangeError) as error:
+        raise ProtobufError(f"json: error calling MarshalJSON for type runtime.RawExtension: {error}") from None

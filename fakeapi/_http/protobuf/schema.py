@@ -1,11 +1,11 @@
-"""The message tables of ``messages`` parsed once into fields a decoder (or a test's encoder) can walk."""
+"""The message entries of ``messages`` parsed once into fields a decoder (or a test's encoder) can walk."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from fakeapi._http.protobuf.messages import MESSAGES
+from fakeapi._http.protobuf.messages import list_messages, messages
 from fakeapi._http.protobuf.wire import BYTES, VARINT
 
 __all__ = [
@@ -21,8 +21,8 @@ __all__ = [
 INTEGERS = {"i32": 32, "i64": 64}
 SCALARS = frozenset({"s", "b", "bytes", *INTEGERS})
 # Messages whose JSON is their Go type's own MarshalJSON, not their fields.
-SPECIALS = frozenset({"Time", "MicroTime", "Quantity", "IntOrString", "FieldsV1"})
-_FIELD = re.compile(r"(\d+) (\.\.\.|\w+) (\[)?(\{)?([\w.]+)[\]}]?([?*^]?)")
+SPECIALS = frozenset({"Time", "MicroTime", "Quantity", "IntOrString", "FieldsV1", "RawExtension"})
+_FIELD = re.compile(r"(\d+) (\.\.\.|\w+) (\[)?(\{)?([\w./]+)[\]}]?([?*^]?)")
 _INLINE = "..."
 
 
@@ -64,13 +64,14 @@ class Message:
     fields: tuple[Field, ...]
     by_number: dict[int, Field]
     wire: dict[int, tuple[str, tuple[int, ...]]]
+    is_list: bool = False
 
     @property
     def go_name(self) -> str:
         return self.name.rsplit(".", 1)[-1]
 
 
-def _message(name: str, spec: str) -> Message:
+def _message(name: str, spec: str, *, is_list: bool = False) -> Message:
     fields = []
     for item in spec.split(", "):
         match = _FIELD.fullmatch(item)
@@ -80,11 +81,12 @@ def _message(name: str, spec: str) -> Message:
         fields.append(Field(int(number), json_name, type_name, bool(repeated), bool(is_map), presence))
     by_number = {field.number: field for field in fields}
     wire = {field.number: (field.go_name, field.wire_types) for field in fields}
-    return Message(name, tuple(fields), by_number, wire)
+    return Message(name, tuple(fields), by_number, wire, is_list)
 
 
 def _schema() -> dict[str, Message]:
-    schema = {name: _message(name, spec) for name, spec in MESSAGES.items()}
+    lists = list_messages()
+    schema = {name: _message(name, spec, is_list=name in lists) for name, spec in messages().items()}
     for message in schema.values():
         for field in message.fields:
             if field.type not in SCALARS and field.type not in SPECIALS and field.type not in schema:

@@ -12,7 +12,20 @@ __all__ = ["TYPES"]
 
 _SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
 
+_GENERATION = GenerationStrategy()
+
 TYPES: tuple[ResourceType, ...] = (
+    builtin("apps", "v1", "controllerrevisions", "ControllerRevision"),
+    builtin(
+        "apps",
+        "v1",
+        "daemonsets",
+        "DaemonSet",
+        short_names=("ds",),
+        categories=("all",),
+        subresources=(Subresource("status"),),
+        strategy=_GENERATION,
+    ),
     builtin(
         "apps",
         "v1",
@@ -21,10 +34,22 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("deploy",),
         categories=("all",),
         subresources=(_SCALE, Subresource("status")),
-        strategy=GenerationStrategy(),
+        strategy=_GENERATION,
         defaulter=deployment_defaults,
         printer=DEPLOYMENT_PRINTER,
         patch_struct="Deployment",
-        protobuf_message="Deployment",
+    ),
+    *(
+        builtin(
+            "apps",
+            "v1",
+            plural,
+            kind,
+            short_names=(short,),
+            categories=("all",),
+            subresources=(_SCALE, Subresource("status")),
+            strategy=_GENERATION,
+        )
+        for plural, kind, short in (("replicasets", "ReplicaSet", "rs"), ("statefulsets", "StatefulSet", "sts"))
     ),
 )

@@ -7,14 +7,19 @@ from fakeapi._state.resources import ResourceType
 
 __all__ = ["TYPES"]
 
+_GROUP = "authorization.k8s.io"
+_CREATE = ("create",)
+
 TYPES: tuple[ResourceType, ...] = (
+    builtin(_GROUP, "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview", verbs=_CREATE),
     builtin(
-        "authorization.k8s.io",
+        _GROUP,
         "v1",
         "selfsubjectaccessreviews",
         "SelfSubjectAccessReview",
         False,
-        verbs=("create",),
-        protobuf_message="SelfSubjectAccessReview",
+        verbs=_CREATE,
     ),
+    builtin(_GROUP, "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview", False, verbs=_CREATE),
+    builtin(_GROUP, "v1", "subjectaccessreviews", "SubjectAccessReview", False, verbs=_CREATE),
 )

@@ -1,4 +1,4 @@
-"""``batch/v1``: ``pkg/registry/batch/job``; spec changes bump the generation."""
+"""``batch/v1``: ``pkg/registry/batch/job`` and ``cronjob``; spec changes bump the generation."""
 
 from __future__ import annotations
 
@@ -14,6 +14,16 @@ TYPES: tuple[ResourceType, ...] = (
     builtin(
         "batch",
         "v1",
+        "cronjobs",
+        "CronJob",
+        short_names=("cj",),
+        categories=("all",),
+        subresources=(Subresource("status"),),
+        strategy=GenerationStrategy(),
+    ),
+    builtin(
+        "batch",
+        "v1",
         "jobs",
         "Job",
         categories=("all",),
@@ -22,6 +32,5 @@ TYPES: tuple[ResourceType, ...] = (
         defaulter=job_defaults,
         printer=JOB_PRINTER,
         patch_struct="Job",
-        protobuf_message="Job",
     ),
 )

@@ -18,6 +18,5 @@ TYPES: tuple[ResourceType, ...] = (
         defaulter=lease_defaults,
         printer=LEASE_PRINTER,
         patch_struct="Lease",
-        protobuf_message="Lease",
     ),
 )

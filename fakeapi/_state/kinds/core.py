@@ -15,7 +15,7 @@ from fakeapi._state.defaults.pods import pod_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
-from fakeapi._state.strategy import Strategy
+from fakeapi._state.strategy import GenerationStrategy, Strategy
 from fakeapi._state.tables.core import (
     CONFIGMAP_PRINTER,
     NAMESPACE_PRINTER,
@@ -32,6 +32,19 @@ if TYPE_CHECKING:
 __all__ = ["TYPES"]
 
 _STATUS = Subresource("status")
+_PROXY = Subresource("proxy", ("create", "delete", "get", "patch", "update"))
+_SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
+_POD_SUBRESOURCES = (
+    Subresource("attach", ("create", "get"), kind="PodAttachOptions"),
+    Subresource("binding", ("create",), kind="Binding"),
+    Subresource("ephemeralcontainers"),
+    Subresource("eviction", ("create",), kind="Eviction", group="policy", version="v1"),
+    Subresource("exec", ("create", "get"), kind="PodExecOptions"),
+    Subresource("log", ("get",)),
+    Subresource("portforward", ("create", "get"), kind="PodPortForwardOptions"),
+    Subresource("proxy", ("create", "delete", "get", "patch", "update"), kind="PodProxyOptions"),
+    _STATUS,
+)
 
 
 class ServiceStrategy(Strategy):
@@ -73,6 +86,10 @@ class NamespaceStrategy(Strategy):
 
 
 TYPES: tuple[ResourceType, ...] = (
+    builtin("", "v1", "bindings", "Binding", verbs=("create",)),
+    builtin("", "v1", "componentstatuses", "ComponentStatus", False, verbs=("get", "list"), short_names=("cs",)),
+    builtin("", "v1", "endpoints", "Endpoints", short_names=("ep",)),
+    builtin("", "v1", "limitranges", "LimitRange", short_names=("limits",)),
     builtin(
         "",
         "v1",
@@ -86,8 +103,30 @@ TYPES: tuple[ResourceType, ...] = (
         defaulter=namespace_defaults,
         printer=NAMESPACE_PRINTER,
         patch_struct="Namespace",
-        protobuf_message="Namespace",
     ),
+    builtin(
+        "",
+        "v1",
+        "nodes",
+        "Node",
+        False,
+        short_names=("no",),
+        subresources=(Subresource("proxy", _PROXY.verbs, kind="NodeProxyOptions"), _STATUS),
+    ),
+    builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", short_names=("pvc",), subresources=(_STATUS,)),
+    builtin("", "v1", "persistentvolumes", "PersistentVolume", False, short_names=("pv",), subresources=(_STATUS,)),
+    builtin("", "v1", "podtemplates", "PodTemplate", strategy=GenerationStrategy()),
+    builtin(
+        "",
+        "v1",
+        "replicationcontrollers",
+        "ReplicationController",
+        short_names=("rc",),
+        categories=("all",),
+        subresources=(_SCALE, _STATUS),
+        strategy=GenerationStrategy(),
+    ),
+    builtin("", "v1", "resourcequotas", "ResourceQuota", short_names=("quota",), subresources=(_STATUS,)),
     builtin(
         "",
         "v1",
@@ -96,7 +135,6 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("cm",),
         printer=CONFIGMAP_PRINTER,
         patch_struct="ConfigMap",
-        protobuf_message="ConfigMap",
     ),
     builtin(
         "",
@@ -106,7 +144,6 @@ TYPES: tuple[ResourceType, ...] = (
         defaulter=secret_defaults,
         printer=SECRET_PRINTER,
         patch_struct="Secret",
-        protobuf_message="Secret",
     ),
     builtin(
         "",
@@ -115,12 +152,11 @@ TYPES: tuple[ResourceType, ...] = (
         "Service",
         short_names=("svc",),
         categories=("all",),
-        subresources=(_STATUS,),
+        subresources=(Subresource("proxy", _PROXY.verbs, kind="ServiceProxyOptions"), _STATUS),
         strategy=ServiceStrategy(),
         defaulter=service_defaults,
         printer=SERVICE_PRINTER,
         patch_struct="Service",
-        protobuf_message="Service",
     ),
     builtin(
         "",
@@ -128,9 +164,11 @@ TYPES: tuple[ResourceType, ...] = (
         "serviceaccounts",
         "ServiceAccount",
         short_names=("sa",),
+        subresources=(
+            Subresource("token", ("create",), kind="TokenRequest", group="authentication.k8s.io", version="v1"),
+        ),
         printer=SERVICEACCOUNT_PRINTER,
         patch_struct="ServiceAccount",
-        protobuf_message="ServiceAccount",
     ),
     builtin(
         "",
@@ -139,11 +177,10 @@ TYPES: tuple[ResourceType, ...] = (
         "Pod",
         short_names=("po",),
         categories=("all",),
-        subresources=(_STATUS,),
+        subresources=_POD_SUBRESOURCES,
         defaulter=pod_defaults,
         printer=POD_PRINTER,
         patch_struct="Pod",
-        protobuf_message="Pod",
     ),
     builtin(
         "",
@@ -154,6 +191,5 @@ TYPES: tuple[ResourceType, ...] = (
         defaulter=core_event_defaults,
         printer=EVENT_PRINTER,
         patch_struct="Event",
-        protobuf_message="Event",
     ),
 )

@@ -26,7 +26,7 @@ def builtin(
     defaulter: Defaulter | None = None,
     printer: Printer | None = None,
     patch_struct: str = "",
-    protobuf_message: str = "",
+    stored_as: tuple[str, str, str] | None = None,
 ) -> ResourceType:
     return ResourceType(
         group=group,
@@ -43,5 +43,5 @@ def builtin(
         defaulter=defaulter,
         printer=printer,
         patch_struct=patch_struct,
-        protobuf_message=protobuf_message,
+        stored_as=stored_as,
     )

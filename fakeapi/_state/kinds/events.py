@@ -1,4 +1,9 @@
-"""``events.k8s.io/v1``: the Event of ``pkg/registry/core/event``, served in its newer shape."""
+"""``events.k8s.io/v1``: the Event of ``pkg/registry/core/event``, served in its newer shape.
+
+The apiserver stores these as core/v1 Events (one resource, converted between the two shapes), so
+discovery gives both the same storage hash. The fake keeps the two apart: an Event written in one
+group is not listed in the other.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,6 @@ TYPES: tuple[ResourceType, ...] = (
         defaulter=events_event_defaults,
         printer=EVENT_PRINTER,
         patch_struct="EventsV1Event",
-        protobuf_message="events.Event",
+        stored_as=("", "v1", "Event"),
     ),
 )

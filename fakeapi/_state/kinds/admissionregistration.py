@@ -1,0 +1,58 @@
+"""``admissionregistration.k8s.io/v1``: webhook configurations and admission policies.
+
+Stored and served only: no admission webhook is called and no policy is evaluated. Their
+strategies bump the generation on every change of what they configure
+(``pkg/registry/admissionregistration/<kind>/strategy.go``).
+"""
+
+from __future__ import annotations
+
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.strategy import GenerationStrategy
+
+__all__ = ["TYPES"]
+
+_GROUP = "admissionregistration.k8s.io"
+_EXTENSIONS = ("api-extensions",)
+_GENERATION = GenerationStrategy()
+
+TYPES: tuple[ResourceType, ...] = (
+    builtin(
+        _GROUP,
+        "v1",
+        "mutatingwebhookconfigurations",
+        "MutatingWebhookConfiguration",
+        False,
+        categories=_EXTENSIONS,
+        strategy=_GENERATION,
+    ),
+    builtin(
+        _GROUP,
+        "v1",
+        "validatingadmissionpolicies",
+        "ValidatingAdmissionPolicy",
+        False,
+        categories=_EXTENSIONS,
+        subresources=(Subresource("status"),),
+        strategy=_GENERATION,
+    ),
+    builtin(
+        _GROUP,
+        "v1",
+        "validatingadmissionpolicybindings",
+        "ValidatingAdmissionPolicyBinding",
+        False,
+        categories=_EXTENSIONS,
+        strategy=_GENERATION,
+    ),
+    builtin(
+        _GROUP,
+        "v1",
+        "validatingwebhookconfigurations",
+        "ValidatingWebhookConfiguration",
+        False,
+        categories=_EXTENSIONS,
+        strategy=_GENERATION,
+    ),
+)

@@ -1,0 +1,13 @@
+"""``discovery.k8s.io/v1``: EndpointSlices; changes bump the generation (``endpointslice/strategy.go``)."""
+
+from __future__ import annotations
+
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.resources import ResourceType
+from fakeapi._state.strategy import GenerationStrategy
+
+__all__ = ["TYPES"]
+
+TYPES: tuple[ResourceType, ...] = (
+    builtin("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", strategy=GenerationStrategy()),
+)

@@ -1,0 +1,27 @@
+"""``flowcontrol.apiserver.k8s.io/v1``: API priority and fairness objects, stored and served."""
+
+from __future__ import annotations
+
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.strategy import GenerationStrategy
+
+__all__ = ["TYPES"]
+
+_GROUP = "flowcontrol.apiserver.k8s.io"
+_GENERATION = GenerationStrategy()
+
+TYPES: tuple[ResourceType, ...] = (
+    builtin(
+        _GROUP, "v1", "flowschemas", "FlowSchema", False, subresources=(Subresource("status"),), strategy=_GENERATION
+    ),
+    builtin(
+        _GROUP,
+        "v1",
+        "prioritylevelconfigurations",
+        "PriorityLevelConfiguration",
+        False,
+        subresources=(Subresource("status"),),
+        strategy=_GENERATION,
+    ),
+)

@@ -1,0 +1,26 @@
+"""``networking.k8s.io/v1``: Ingresses, IngressClasses and NetworkPolicies; spec changes bump the generation."""
+
+from __future__ import annotations
+
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.strategy import GenerationStrategy
+
+__all__ = ["TYPES"]
+
+_GROUP = "networking.k8s.io"
+_GENERATION = GenerationStrategy()
+
+TYPES: tuple[ResourceType, ...] = (
+    builtin(_GROUP, "v1", "ingressclasses", "IngressClass", False, strategy=_GENERATION),
+    builtin(
+        _GROUP,
+        "v1",
+        "ingresses",
+        "Ingress",
+        short_names=("ing",),
+        subresources=(Subresource("status"),),
+        strategy=_GENERATION,
+    ),
+    builtin(_GROUP, "v1", "networkpolicies", "NetworkPolicy", short_names=("netpol",), strategy=_GENERATION),
+)

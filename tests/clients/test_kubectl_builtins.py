@@ -1,0 +1,143 @@
+"""The real kubectl over the built-in kinds a 1.32 kube-apiserver serves: discovery and the generators.
+
+Shares ``test_kubectl``'s session (one ``fakeapi serve`` per module). The generators (``kubectl
+create role``, ``create token``, ``autoscale``, ...) send their objects as protobuf, so each one
+that succeeds is a kind whose protobuf message decodes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.clients.test_kubectl import Kubectl, kubectl, table
+
+__all__ = ["kubectl"]
+
+# `kubectl api-resources` against a kube-apiserver 1.32 with its default groups.
+API_RESOURCES = """\
+NAME                                SHORTNAMES   APIVERSION                        NAMESPACED   KIND
+bindings                                         v1                                true         Binding
+componentstatuses                   cs           v1                                false        ComponentStatus
+configmaps                          cm           v1                                true         ConfigMap
+endpoints                           ep           v1                                true         Endpoints
+events                              ev           v1                                true         Event
+limitranges                         limits       v1                                true         LimitRange
+namespaces                          ns           v1                                false        Namespace
+nodes                               no           v1                                false        Node
+persistentvolumeclaims              pvc          v1                                true         PersistentVolumeClaim
+persistentvolumes                   pv           v1                                false        PersistentVolume
+pods                                po           v1                                true         Pod
+podtemplates                                     v1                                true         PodTemplate
+replicationcontrollers              rc           v1                                true         ReplicationController
+resourcequotas                      quota        v1                                true         ResourceQuota
+secrets                                          v1                                true         Secret
+serviceaccounts                     sa           v1                                true         ServiceAccount
+services                            svc          v1                                true         Service
+mutatingwebhookconfigurations                    admissionregistration.k8s.io/v1   false        MutatingWebhookConfiguration
+validatingadmissionpolicies                      admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicy
+validatingadmissionpolicybindings                admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicyBinding
+validatingwebhookconfigurations                  admissionregistration.k8s.io/v1   false        ValidatingWebhookConfiguration
+customresourcedefinitions           crd,crds     apiextensions.k8s.io/v1           false        CustomResourceDefinition
+apiservices                                      apiregistration.k8s.io/v1         false        APIService
+controllerrevisions                              apps/v1                           true         ControllerRevision
+daemonsets                          ds           apps/v1                           true         DaemonSet
+deployments                         deploy       apps/v1                           true         Deployment
+replicasets                         rs           apps/v1                           true         ReplicaSet
+statefulsets                        sts          apps/v1                           true         StatefulSet
+selfsubjectreviews                               authentication.k8s.io/v1          false        SelfSubjectReview
+tokenreviews                                     authentication.k8s.io/v1          false        TokenReview
+localsubjectaccessreviews                        authorization.k8s.io/v1           true         LocalSubjectAccessReview
+selfsubjectaccessreviews                         authorization.k8s.io/v1           false        SelfSubjectAccessReview
+selfsubjectrulesreviews                          authorization.k8s.io/v1           false        SelfSubjectRulesReview
+subjectaccessreviews                             authorization.k8s.io/v1           false        SubjectAccessReview
+horizontalpodautoscalers            hpa          autoscaling/v2                    true         HorizontalPodAutoscaler
+cronjobs                            cj           batch/v1                          true         CronJob
+jobs                                             batch/v1                          true         Job
+certificatesigningrequests          csr          certificates.k8s.io/v1            false        CertificateSigningRequest
+leases                                           coordination.k8s.io/v1            true         Lease
+endpointslices                                   discovery.k8s.io/v1               true         EndpointSlice
+events                              ev           events.k8s.io/v1                  true         Event
+flowschemas                                      flowcontrol.apiserver.k8s.io/v1   false        FlowSchema
+prioritylevelconfigurations                      flowcontrol.apiserver.k8s.io/v1   false        PriorityLevelConfiguration
+ingressclasses                                   networking.k8s.io/v1              false        IngressClass
+ingresses                           ing          networking.k8s.io/v1              true         Ingress
+networkpolicies                     netpol       networking.k8s.io/v1              true         NetworkPolicy
+runtimeclasses                                   node.k8s.io/v1                    false        RuntimeClass
+poddisruptionbudgets                pdb          policy/v1                         true         PodDisruptionBudget
+clusterrolebindings                              rbac.authorization.k8s.io/v1      false        ClusterRoleBinding
+clusterroles                                     rbac.authorization.k8s.io/v1      false        ClusterRole
+rolebindings                                     rbac.authorization.k8s.io/v1      true         RoleBinding
+roles                                            rbac.authorization.k8s.io/v1      true         Role
+priorityclasses                     pc           scheduling.k8s.io/v1              false        PriorityClass
+csidrivers                                       storage.k8s.io/v1                 false        CSIDriver
+csinodes                                         storage.k8s.io/v1                 false        CSINode
+csistoragecapacities                             storage.k8s.io/v1                 true         CSIStorageCapacity
+storageclasses                      sc           storage.k8s.io/v1                 false        StorageClass
+volumeattachments                                storage.k8s.io/v1                 false        VolumeAttachment
+"""
+
+
+def test_api_resources_lists_every_built_in_resource_of_1_32(kubectl: Kubectl) -> None:
+    assert kubectl.ok("api-resources") == API_RESOURCES
+
+
+def test_the_generators_create_rbac_objects(kubectl: Kubectl) -> None:
+    assert kubectl.ok("create", "role", "gen-reader", "--verb=get,list", "--resource=pods") == (
+        "role.rbac.authorization.k8s.io/gen-reader created\n"
+    )
+    assert kubectl.ok("create", "rolebinding", "gen-reader", "--role=gen-reader", "--user=jane") == (
+        "rolebinding.rbac.authorization.k8s.io/gen-reader created\n"
+    )
+    assert kubectl.ok("create", "clusterrole", "gen-viewer", "--verb=get", "--resource=nodes") == (
+        "clusterrole.rbac.authorization.k8s.io/gen-viewer created\n"
+    )
+    assert kubectl.ok("create", "clusterrolebinding", "gen-viewer", "--clusterrole=gen-viewer", "--group=ops") == (
+        "clusterrolebinding.rbac.authorization.k8s.io/gen-viewer created\n"
+    )
+    role = json.loads(kubectl.ok("get", "role", "gen-reader", "-o", "json"))
+    assert role["rules"] == [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]
+    binding = json.loads(kubectl.ok("get", "rolebinding", "gen-reader", "-o", "json"))
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "gen-reader"}
+    assert binding["subjects"] == [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "jane"}]
+    assert re.fullmatch(r"NAME\s+CREATED AT\ngen-viewer\s+\S+Z\n", kubectl.ok("get", "clusterrole", "gen-viewer"))
+
+
+def test_the_generators_create_policy_scheduling_and_networking_objects(kubectl: Kubectl) -> None:
+    created = [
+        kubectl.ok("create", "pdb", "gen-pdb", "--selector=app=gen", "--min-available=1"),
+        kubectl.ok("create", "priorityclass", "gen-high", "--value=1000", "--description=important"),
+        kubectl.ok("create", "quota", "gen-quota", "--hard=pods=4,requests.cpu=2"),
+        kubectl.ok("create", "ingress", "gen-web", "--rule=example.com/app=web:8080"),
+        kubectl.ok("create", "cronjob", "gen-nightly", "--image=busybox:1.36", "--schedule=0 3 * * *"),
+    ]
+    assert created == [
+        "poddisruptionbudget.policy/gen-pdb created\n",
+        "priorityclass.scheduling.k8s.io/gen-high created\n",
+        "resourcequota/gen-quota created\n",
+        "ingress.networking.k8s.io/gen-web created\n",
+        "cronjob.batch/gen-nightly created\n",
+    ]
+    quota = json.loads(kubectl.ok("get", "quota", "gen-quota", "-o", "json"))
+    assert quota["spec"] == {"hard": {"pods": "4", "requests.cpu": "2"}}
+    pdb = json.loads(kubectl.ok("get", "pdb", "gen-pdb", "-o", "json"))
+    assert pdb["spec"] == {"minAvailable": 1, "selector": {"matchLabels": {"app": "gen"}}}
+    assert pdb["metadata"]["generation"] == 1
+    cronjob = json.loads(kubectl.ok("get", "cronjob", "gen-nightly", "-o", "json"))
+    assert cronjob["spec"]["schedule"] == "0 3 * * *"
+    assert table(kubectl.ok("get", "priorityclass", "gen-high", "-o", "name")) == [
+        "priorityclass.scheduling.k8s.io/gen-high"
+    ]
+
+
+def test_autoscale_creates_a_horizontal_pod_autoscaler(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "deployment", "gen-scaled", "--image=nginx:1.27")
+    assert kubectl.ok("autoscale", "deployment", "gen-scaled", "--max=3", "--cpu-percent=60") == (
+        "horizontalpodautoscaler.autoscaling/gen-scaled autoscaled\n"
+    )
+    hpa = json.loads(kubectl.ok("get", "hpa.v1.autoscaling", "gen-scaled", "-o", "json"))
+    assert hpa["spec"] == {
+        "scaleTargetRef": {"kind": "Deployment", "name": "gen-scaled", "apiVersion": "apps/v1"},
+        "maxReplicas": 3,
+        "targetCPUUtilizationPercentage": 60,
+    }
