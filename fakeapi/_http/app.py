@@ -25,6 +25,15 @@ from collections.abc import Awaitable, Callable
 from aiohttp import HttpVersion11, web
 
 from fakeapi._http import discovery
+from fakeapi._http.actions import (
+    handle_binding,
+    handle_connect,
+    handle_eviction,
+    handle_log,
+    handle_proxy,
+    handle_review,
+    handle_token,
+)
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
@@ -38,6 +47,7 @@ from fakeapi._http.writes import handle_create, handle_patch, handle_update
 from fakeapi._state.journal import JournalEntry
 from fakeapi._state.kinds import BUILTIN_TYPES
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.reviews import ReviewStrategy
 from fakeapi._state.store import track_writes
 from fakeapi.errors import APIError
 
@@ -109,6 +119,10 @@ def _resolve_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
     if verb == "create" and info.name and not rtype.custom:
         raise _method_not_allowed()
     allowed = set(rtype.verbs)
+    if verb == "create" and isinstance(rtype.strategy, ReviewStrategy):
+        return handle_review
+    if verb == "create" and rtype.kind == "Binding" and not rtype.group:
+        return handle_binding
     if verb not in allowed:
         if rtype.custom:
             raise APIError.method_not_supported(rtype.group_resource, verb)
@@ -125,14 +139,30 @@ def _resolve_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
     }[verb]
 
 
+_READ_WRITE: dict[str, Handler] = {"get": handle_get, "update": handle_update, "patch": handle_patch}
+_CONNECT: dict[str, Handler] = {"get": handle_connect, "create": handle_connect}
+# What each subresource routes, by verb; only those a resource's descriptor declares are reachable.
+_SUBRESOURCE_HANDLERS: dict[str, dict[str, Handler]] = {
+    "status": _READ_WRITE,
+    "ephemeralcontainers": _READ_WRITE,
+    "approval": _READ_WRITE,
+    "scale": {"get": handle_scale, "update": handle_scale, "patch": handle_scale},
+    "finalize": {"update": handle_update},
+    "token": {"create": handle_token},
+    "binding": {"create": handle_binding},
+    "eviction": {"create": handle_eviction},
+    "log": {"get": handle_log},
+    "exec": _CONNECT,
+    "attach": _CONNECT,
+    "portforward": _CONNECT,
+    "proxy": {verb: handle_proxy for verb in ("get", "create", "update", "patch", "delete")},
+}
+
+
 def _subresource_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
     subresource = info.subresource
-    if subresource == "status" and "status" in rtype.subresources:
-        handlers: dict[str, Handler] = {"get": handle_get, "update": handle_update, "patch": handle_patch}
-    elif subresource == "scale" and "scale" in rtype.subresources:
-        handlers = {"get": handle_scale, "update": handle_scale, "patch": handle_scale}
-    elif subresource == "finalize" and "finalize" in rtype.subresources:
-        handlers = {"update": handle_update}
+    if subresource in rtype.subresources and subresource in _SUBRESOURCE_HANDLERS:
+        handlers = _SUBRESOURCE_HANDLERS[subresource]
     elif rtype.custom:
         raise APIError.not_found(rtype.group_resource, info.name)
     else:

@@ -71,10 +71,6 @@ async def handle_create(
         **obj,
         "apiVersion": (rtype.storage_version and f"{rtype.group}/{rtype.storage_version}") or rtype.api_version,
     }
-    if rtype.kind == "SelfSubjectAccessReview":
-        review = {**obj, "status": {"allowed": True}}
-        review = with_metadata(review, creationTimestamp=None)
-        return respond(request, state, rtype, review, answer, status=201)
     committed = state.store.create(
         rtype, info.namespace if rtype.namespaced else "", obj, dry_run=options.dry_run, manager=options.manager
     )

@@ -59,6 +59,9 @@ class Subresource:
     kind: str = ""
     group: str | None = None
     version: str | None = None
+    # The fields a write through it may change (``pods/ephemeralcontainers`` changes
+    # spec.ephemeralContainers); everything else is kept from the stored object.
+    writes: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,9 @@ class ResourceType:
     @property
     def subresources(self) -> frozenset[str]:
         return frozenset(sub.name for sub in self.subresource_table)
+
+    def subresource(self, name: str) -> Subresource | None:
+        return next((sub for sub in self.subresource_table if sub.name == name), None)
 
     @property
     def rules(self) -> Strategy:

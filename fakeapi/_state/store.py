@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import contextvars
+import hashlib
 import secrets
 import uuid
 from collections import deque
@@ -101,6 +102,8 @@ class Store:
         self.versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]] = {}
         self.versions_kept = versions_kept
         self._random = secrets.SystemRandom() if seed == 0 else _SeededRandom(seed)
+        # The key service account tokens are signed with: fixed by the seed, so replays issue the same tokens.
+        self.token_key = secrets.token_bytes(32) if seed == 0 else hashlib.sha256(b"fakeapi tokens %d" % seed).digest()
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -242,6 +245,10 @@ class Store:
             keys.insert(position, key)
             values.insert(position, stored)
 
+    def new_uid(self) -> str:
+        """A version 4 UUID from the store's random source (seeded runs give the same ones)."""
+        return str(uuid.UUID(int=self._random.getrandbits(128), version=4))
+
     def generate_name(self, base: str) -> str:
         return base[:58] + "".join(self._random.choice(GENERATE_NAME_ALPHABET) for _ in range(5))
 
@@ -302,7 +309,7 @@ class Store:
         prepared = with_metadata(
             obj,
             namespace=namespace or None,
-            uid=str(uuid.UUID(int=self._random.getrandbits(128), version=4)),
+            uid=self.new_uid(),
             creationTimestamp=now,
             resourceVersion=None,
             deletionTimestamp=None,

@@ -122,6 +122,12 @@ class Strategy:
                 deletionTimestamp=old_meta["deletionTimestamp"],
                 deletionGracePeriodSeconds=old_meta.get("deletionGracePeriodSeconds"),
             )
+        written = rtype.subresource(subresource) if subresource not in ("", "status") else None
+        if written is not None and written.writes:
+            kept = with_metadata(old, managedFields=metadata_of(new).get("managedFields"))
+            for path in written.writes:
+                kept = _with_path(kept, path, _path_of(new, path))
+            return kept
         if subresource == "status":
             status_and_fields = with_metadata(old, managedFields=metadata_of(new).get("managedFields"))
             if "status" in new:
@@ -239,6 +245,24 @@ class Strategy:
                 f"unable to create new content in namespace {namespace} because it is being terminated",
                 [Cause("NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace")],
             )
+
+
+def _path_of(obj: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = obj
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _with_path(obj: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    """``obj`` with the field at ``path`` set to ``value`` (removed when None), sharing the rest."""
+    head, rest = path[0], path[1:]
+    if rest:
+        child: dict[str, Any] = obj[head] if isinstance(obj.get(head), dict) else {}
+        return {**obj, head: _with_path(child, rest, value)}
+    if value is None:
+        return without(obj, head)
+    return {**obj, head: value}
 
 
 class CustomResourceStrategy(Strategy):

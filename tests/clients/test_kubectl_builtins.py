@@ -7,6 +7,7 @@ that succeeds is a kind whose protobuf message decodes.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 
@@ -141,3 +142,57 @@ def test_autoscale_creates_a_horizontal_pod_autoscaler(kubectl: Kubectl) -> None
         "maxReplicas": 3,
         "targetCPUUtilizationPercentage": 60,
     }
+
+
+def test_create_token_and_auth_commands(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "serviceaccount", "gen-robot")
+    token = kubectl.ok("create", "token", "gen-robot", "--duration=20m").strip()
+    payload = token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    assert claims["sub"] == "system:serviceaccount:default:gen-robot"
+    assert claims["exp"] - claims["iat"] == 1200
+    short = kubectl.fails("create", "token", "gen-robot", "--duration=1m")
+    assert short.stderr == (
+        'error: failed to create token: TokenRequest.authentication.k8s.io "gen-robot" is invalid: '
+        "spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes\n"
+    )
+    assert table(kubectl.ok("auth", "whoami")) == [
+        "ATTRIBUTE   VALUE",
+        "Username    system:anonymous",
+        "Groups      [system:unauthenticated]",
+    ]
+    assert kubectl.ok("auth", "can-i", "delete", "deployments") == "yes\n"
+    assert table(kubectl.ok("auth", "can-i", "--list"))[:3] == [
+        "Resources   Non-Resource URLs   Resource Names   Verbs",
+        "*.*         []                  []               [*]",
+        "            [*]                 []               [*]",
+    ]
+
+
+def test_logs_and_exec_of_a_pod_on_no_node(kubectl: Kubectl) -> None:
+    kubectl.ok("run", "gen-pod", "--image=busybox:1.36", "--labels=suite=gen")
+    assert kubectl.ok("logs", "gen-pod") == ""
+    failed = kubectl.fails("exec", "gen-pod", "--", "ls")
+    assert failed.stderr == "Error from server (BadRequest): pod gen-pod does not have a host assigned\n"
+
+
+def test_scale_of_the_built_in_workloads(kubectl: Kubectl) -> None:
+    statefulset = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "gen-db"},
+        "spec": {
+            "replicas": 1,
+            "serviceName": "gen-db",
+            "selector": {"matchLabels": {"app": "gen-db"}},
+            "template": {
+                "metadata": {"labels": {"app": "gen-db"}},
+                "spec": {"containers": [{"name": "db", "image": "postgres:16"}]},
+            },
+        },
+    }
+    kubectl.ok("apply", "-f", "-", stdin=json.dumps(statefulset))
+    assert kubectl.ok("scale", "statefulset", "gen-db", "--replicas=3") == "statefulset.apps/gen-db scaled\n"
+    assert kubectl.ok("get", "statefulset", "gen-db", "-o", "jsonpath={.spec.replicas}") == "3"
+    scale = json.loads(kubectl.ok("get", "--raw", "/apis/apps/v1/namespaces/default/statefulsets/gen-db/scale"))
+    assert scale["status"]["selector"] == "app=gen-db"

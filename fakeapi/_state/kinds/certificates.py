@@ -15,6 +15,6 @@ TYPES: tuple[ResourceType, ...] = (
         "CertificateSigningRequest",
         False,
         short_names=("csr",),
-        subresources=(Subresource("approval"), Subresource("status")),
+        subresources=(Subresource("approval", writes=(("status", "conditions"),)), Subresource("status")),
     ),
 )

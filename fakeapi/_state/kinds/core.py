@@ -36,8 +36,13 @@ _PROXY = Subresource("proxy", ("create", "delete", "get", "patch", "update"))
 _SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
 _POD_SUBRESOURCES = (
     Subresource("attach", ("create", "get"), kind="PodAttachOptions"),
-    Subresource("binding", ("create",), kind="Binding"),
-    Subresource("ephemeralcontainers"),
+    Subresource(
+        "binding",
+        ("create",),
+        kind="Binding",
+        writes=(("spec", "nodeName"), ("metadata", "annotations"), ("status", "conditions")),
+    ),
+    Subresource("ephemeralcontainers", writes=(("spec", "ephemeralContainers"),)),
     Subresource("eviction", ("create",), kind="Eviction", group="policy", version="v1"),
     Subresource("exec", ("create", "get"), kind="PodExecOptions"),
     Subresource("log", ("get",)),

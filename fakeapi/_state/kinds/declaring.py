@@ -6,7 +6,7 @@ from fakeapi._state.resources import ALL_VERBS, Defaulter, ResourceType, Subreso
 from fakeapi._state.strategy import Strategy
 from fakeapi._state.tables.columns import Printer
 
-__all__ = ["DEFAULT_STRATEGY", "builtin"]
+__all__ = ["DEFAULT_STRATEGY", "body_type", "builtin"]
 
 DEFAULT_STRATEGY = Strategy()
 
@@ -45,3 +45,8 @@ def builtin(
         patch_struct=patch_struct,
         stored_as=stored_as,
     )
+
+
+def body_type(group: str, version: str, kind: str) -> ResourceType:
+    """A kind that travels only as a request body of a subresource (TokenRequest, Eviction): never served."""
+    return builtin(group, version, "", kind, verbs=())

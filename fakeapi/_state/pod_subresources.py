@@ -1,0 +1,227 @@
+"""What the pods' action subresources do to the store, and what they answer with no kubelet (docs/subresources.md).
+
+* ``pods/binding`` and ``bindings`` (``pod/storage/storage.go`` ``BindingREST``,
+  ``setPodNodeAndMetadata``): the pod gets ``spec.nodeName`` and the binding's annotations, and a
+  ``PodScheduled`` condition; a pod already on a node is a 409 Conflict on ``binding``.
+* ``pods/eviction`` (``pod/storage/eviction.go``): the pod is deleted, unless it is running and a
+  PodDisruptionBudget covers it (429 ``Cannot evict pod as it would violate the pod's disruption
+  budget.``); a pod that is not running (every pod here, unless its status says otherwise) is
+  deleted without looking at budgets, as ``canIgnorePDB`` allows.
+* ``pods/log``, ``exec``, ``attach``, ``portforward`` and ``proxy`` (``pod/strategy.go``
+  ``LogLocation``, ``streamLocation``, ``PortForwardLocation``, ``ResourceLocation``): there is no
+  kubelet to connect to. With no node a log is an empty stream (204) and exec, attach and
+  port-forward are 400 ``pod <name> does not have a host assigned``; with a node they fail as a
+  kubelet that cannot be reached does (:func:`connect_through_node`). The proxy is 400 ``address
+  not allowed`` until the pod has an IP, then a refused dial.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fakeapi._state.objects import metadata_of, with_metadata
+from fakeapi.errors import APIError, Cause, GroupResource
+
+if TYPE_CHECKING:
+    from fakeapi._state.resources import ResourceType
+    from fakeapi._state.store import Store
+
+__all__ = ["bind_pod", "connect_through_node", "container_for", "evict_pod", "node_address", "refused"]
+
+_BINDING = GroupResource("", "binding")
+_EVICTION_DENIED = "Cannot evict pod as it would violate the pod's disruption budget."
+
+
+def bind_pod(store: Store, pods: ResourceType, namespace: str, name: str, binding: dict[str, Any]) -> None:
+    """Assign the pod to the binding's target node."""
+    if metadata_of(binding).get("name") != name:
+        raise APIError.bad_request("name in URL does not match name in Binding object")
+    target = _mapping(binding.get("target"))
+    causes = []
+    if target.get("kind") not in (None, "", "Node"):
+        causes.append(
+            Cause(
+                "FieldValueNotSupported",
+                f'Unsupported value: "{target.get("kind")}": supported values: "Node", "<empty>"',
+                "target.kind",
+            )
+        )
+    if not target.get("name"):
+        causes.append(Cause("FieldValueRequired", "Required value", "target.name"))
+    if causes:
+        raise APIError.invalid(GroupResource("", "Binding"), name, causes)
+    node = target["name"]
+    annotations = metadata_of(binding).get("annotations") or {}
+
+    def assign(pod: dict[str, Any]) -> dict[str, Any]:
+        meta = metadata_of(pod)
+        if meta.get("deletionTimestamp") is not None:
+            raise APIError.internal(f"pod {name} is being deleted, cannot be assigned to a host")
+        current = (pod.get("spec") or {}).get("nodeName")
+        if current:
+            raise APIError.conflict(_BINDING, name, f'pod {name} is already assigned to node "{current}"')
+        status = dict(pod.get("status") or {})
+        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+        conditions.append(
+            {
+                "type": "PodScheduled",
+                "status": "True",
+                "lastProbeTime": None,
+                "lastTransitionTime": store.clock.timestamp(),
+            }
+        )
+        status["conditions"] = conditions
+        bound = {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": node}, "status": status}
+        if annotations:
+            bound = with_metadata(bound, annotations={**(meta.get("annotations") or {}), **annotations})
+        return bound
+
+    store.update(pods, namespace, name, assign, subresource="binding", unconditional=True, track_fields=False)
+
+
+def evict_pod(
+    store: Store, pods: ResourceType, budgets: ResourceType, namespace: str, name: str, eviction: dict[str, Any]
+) -> dict[str, Any]:
+    """Delete the pod as an eviction does; the answer's ``details`` when it goes (None when it stays)."""
+    if metadata_of(eviction).get("name") != name:
+        raise APIError.bad_request("name in URL does not match name in Eviction object")
+    pod = store.get(pods, namespace, name)
+    phase = (pod.get("status") or {}).get("phase")
+    if phase == "Running" and metadata_of(pod).get("deletionTimestamp") is None:
+        _check_budgets(store, budgets, namespace, pod)
+    options = _mapping(eviction.get("deleteOptions"))
+    preconditions = options.get("preconditions") or {}
+    committed = store.delete(
+        pods,
+        namespace,
+        name,
+        uid=preconditions.get("uid"),
+        resource_version=preconditions.get("resourceVersion"),
+        dry_run=bool(options.get("dryRun")),
+    )
+    return committed.object
+
+
+def _check_budgets(store: Store, budgets: ResourceType, namespace: str, pod: dict[str, Any]) -> None:
+    labels = metadata_of(pod).get("labels") or {}
+    covering = []
+    for budget in store.items(budgets, namespace):
+        if _selects((budget.get("spec") or {}).get("selector"), labels):
+            covering.append(budget)
+    if not covering:
+        return
+    if len(covering) > 1:
+        raise APIError.internal(
+            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+        )
+    budget = covering[0]
+    budget_name = metadata_of(budget).get("name", "")
+    status = budget.get("status") or {}
+    if (status.get("observedGeneration") or 0) < (metadata_of(budget).get("generation") or 0):
+        raise _too_many(f"The disruption budget {budget_name} is still being processed by the server.", 10)
+    if (status.get("disruptionsAllowed") or 0) <= 0:
+        raise _too_many(
+            f"The disruption budget {budget_name} needs {status.get('desiredHealthy') or 0} healthy pods and has "
+            f"{status.get('currentHealthy') or 0} currently",
+            0,
+        )
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _selects(selector: Any, labels: dict[str, str]) -> bool:
+    """``LabelSelectorAsSelector(...).Matches``; an empty or unreadable selector matches nothing here."""
+    if not isinstance(selector, dict):
+        return False
+    match_labels = selector.get("matchLabels") or {}
+    expressions = [e for e in selector.get("matchExpressions") or [] if isinstance(e, dict)]
+    if not match_labels and not expressions:
+        return False
+    if any(labels.get(key) != value for key, value in match_labels.items()):
+        return False
+    for expression in expressions:
+        key, operator, values = str(expression.get("key")), expression.get("operator"), expression.get("values") or []
+        present = key in labels
+        if operator == "In" and not (present and labels[key] in values):
+            return False
+        if operator == "NotIn" and present and labels[key] in values:
+            return False
+        if operator == "Exists" and not present:
+            return False
+        if operator == "DoesNotExist" and present:
+            return False
+    return True
+
+
+def _too_many(cause: str, retry_after: int) -> APIError:
+    details: dict[str, Any] = {"causes": [{"reason": "DisruptionBudget", "message": cause}]}
+    if retry_after:
+        details["retryAfterSeconds"] = retry_after
+    return APIError(_EVICTION_DENIED, reason="TooManyRequests", code=429, details=details, retry_after=retry_after)
+
+
+def container_for(pod: dict[str, Any], requested: str, *, name: str) -> str:
+    """``validateContainer``: the named container, or the only one."""
+    spec = pod.get("spec") or {}
+
+    def names(key: str) -> list[str]:
+        return [c.get("name", "") for c in spec.get(key) or [] if isinstance(c, dict)]
+
+    containers, init = names("containers"), names("initContainers")
+    if requested:
+        if requested not in (*containers, *init, *names("ephemeralContainers")):
+            raise APIError.bad_request(f"container {requested} is not valid for pod {name}")
+        return requested
+    if len(containers) == 1:
+        return containers[0]
+    if not containers:
+        raise APIError.bad_request(f"the pod {name} does not have any containers")
+    text = f"a container name must be specified for pod {name}, choose one of: [{' '.join(containers)}]"
+    if init:
+        text += f" or one of the init containers: [{' '.join(init)}]"
+    raise APIError.bad_request(text)
+
+
+def connect_through_node(store: Store, nodes: ResourceType, pod: dict[str, Any], name: str) -> APIError:
+    """What a connection to a container through its pod's node ends in, with no kubelet anywhere.
+
+    No node: ``pod <name> does not have a host assigned``. A node that does not exist: its NotFound.
+    A node without addresses: ``GetPreferredNodeAddress``'s error, a 500. Otherwise the dial to the
+    kubelet's port is refused.
+    """
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    if not node_name:
+        return APIError.bad_request(f"pod {name} does not have a host assigned")
+    node = store.find(nodes, "", node_name)
+    if node is None:
+        return APIError.not_found(nodes.group_resource, node_name)
+    address, port = node_address(node)
+    return APIError.internal(
+        f"error dialing backend: dial tcp {_host_port(address, port)}: connect: connection refused"
+    )
+
+
+def node_address(node: dict[str, Any]) -> tuple[str, int]:
+    """The kubelet's address and port (``GetConnectionInfo``); a node without addresses is its 500."""
+    status = node.get("status") or {}
+    addresses = [a for a in status.get("addresses") or [] if isinstance(a, dict) and a.get("address")]
+    if not addresses:
+        raise APIError.internal("no preferred addresses found; known addresses: []")
+    port = ((status.get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}).get("Port") or 10250
+    return str(addresses[0]["address"]), int(port)
+
+
+def refused(address: str, port: int | str) -> APIError:
+    """A proxy to an address nothing listens on (``UpgradeAwareHandler``'s error responder)."""
+    return APIError(
+        f"error trying to reach service: dial tcp {_host_port(address, port)}: connect: connection refused",
+        reason="ServiceUnavailable",
+        code=503,
+    )
+
+
+def _host_port(host: str, port: int | str) -> str:
+    """``net.JoinHostPort``: IPv6 addresses in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

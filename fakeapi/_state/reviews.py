@@ -1,0 +1,124 @@
+"""The review kinds: created, answered and never stored (docs/subresources.md).
+
+A review is a question whose answer comes back in the created object's ``status``:
+
+* ``SelfSubjectReview`` (``kubectl auth whoami``): the requester's user info
+  (``selfsubjectreview/rest.go``);
+* ``SelfSubjectAccessReview``, ``LocalSubjectAccessReview``, ``SubjectAccessReview``
+  (``kubectl auth can-i``): allowed, since every request is allowed;
+* ``SelfSubjectRulesReview`` (``kubectl auth can-i --list``): the rules of an allow-all authorizer,
+  every verb on every resource and every non-resource URL, as the RBAC authorizer lists them for
+  ``cluster-admin``;
+* ``TokenReview``: whether a token is one this server issued and still valid (:mod:`.tokens`).
+
+Each kind's descriptor holds its :class:`ReviewStrategy`. Each answer echoes the request's ``metadata`` (``creationTimestamp`` null, as a zero time encodes)
+and ``spec``, keys in Go struct order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakeapi._state.strategy import Strategy
+from fakeapi._state.tokens import verify_token
+
+__all__ = [
+    "ACCESS_REVIEW",
+    "RULES_REVIEW",
+    "SELF_SUBJECT_REVIEW",
+    "TOKEN_REVIEW",
+    "ReviewContext",
+    "ReviewStrategy",
+    "UserInfo",
+]
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """Who a request comes from, as an authenticator names it."""
+
+    username: str
+    groups: tuple[str, ...] = ()
+    uid: str = ""
+    extra: dict[str, list[str]] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.username:
+            out["username"] = self.username
+        if self.uid:
+            out["uid"] = self.uid
+        if self.groups:
+            out["groups"] = list(self.groups)
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+
+@dataclass(frozen=True)
+class ReviewContext:
+    user: UserInfo
+    token_key: bytes
+    now: int
+
+
+def _echo(review: dict[str, Any], status: dict[str, Any], *, spec: bool = True) -> dict[str, Any]:
+    metadata = {**(review.get("metadata") or {}), "creationTimestamp": None}
+    out: dict[str, Any] = {"kind": review.get("kind"), "apiVersion": review.get("apiVersion"), "metadata": metadata}
+    if spec:
+        out["spec"] = review.get("spec") or {}
+    out["status"] = status
+    return out
+
+
+def _self_subject_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    return _echo(review, {"userInfo": context.user.as_json()}, spec=False)
+
+
+def _access_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    return _echo(review, {"allowed": True})
+
+
+def _rules_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    status = {
+        "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+        "incomplete": False,
+    }
+    return _echo(review, status)
+
+
+def _token_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    spec = review.get("spec") or {}
+    token = spec.get("token") if isinstance(spec.get("token"), str) else ""
+    claims = verify_token(context.token_key, token, now=context.now) if token else None
+    if claims is None:
+        return _echo(review, {"user": {}})
+    private = claims.get("kubernetes.io") or {}
+    namespace = private.get("namespace", "")
+    account = private.get("serviceaccount") or {}
+    user = {
+        "username": claims.get("sub", ""),
+        "uid": account.get("uid", ""),
+        "groups": ["system:serviceaccounts", f"system:serviceaccounts:{namespace}", "system:authenticated"],
+    }
+    wanted = spec.get("audiences") or []
+    audiences = [a for a in claims.get("aud") or [] if not wanted or a in wanted]
+    if wanted and not audiences:
+        return _echo(review, {"user": {}})
+    return _echo(review, {"authenticated": True, "user": user, "audiences": audiences})
+
+
+class ReviewStrategy(Strategy):
+    """The strategy of a review kind: no storage, only an answer (``rest.Creater`` without a store)."""
+
+    def __init__(self, answer: Callable[[dict[str, Any], ReviewContext], dict[str, Any]]) -> None:
+        self.answer = answer
+
+
+SELF_SUBJECT_REVIEW = ReviewStrategy(_self_subject_review)
+TOKEN_REVIEW = ReviewStrategy(_token_review)
+ACCESS_REVIEW = ReviewStrategy(_access_review)
+RULES_REVIEW = ReviewStrategy(_rules_review)
