@@ -30,7 +30,7 @@ import yaml
 
 from fakeapi import __version__
 from fakeapi.errors import APIError
-from fakeapi.server import FakeAPIServer, new_event_loop
+from fakeapi.server import FakeAPIServer, load_rank, new_event_loop
 
 __all__ = ["main"]
 
@@ -180,19 +180,24 @@ def _read_manifests(path: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
 
 
 def _preload(server: FakeAPIServer, crd_paths: list[Path], load_paths: list[Path]) -> None:
-    """CRDs first (from --crd, then any in --load), then the other objects, in the order given."""
+    """The CRDs of --crd, then what --load holds in :func:`~fakeapi.server.load_rank` order.
+
+    A file both options reach (``--crd deploy/crds --load deploy``) is read once.
+    """
     crds: list[tuple[Path, dict[str, Any]]] = []
     others: list[tuple[Path, dict[str, Any]]] = []
+    seen: set[Path] = set()
     for path in crd_paths:
         for file, obj in _read_manifests(path):
             if obj.get("kind") != CRD_KIND:
                 raise LoadError(
                     f"{file}: {_describe(obj)} is not a {CRD_KIND} (--crd takes CRD manifests; use --load for objects)"
                 )
+            seen.add(file.resolve())
             crds.append((file, obj))
     for path in load_paths:
-        for file, obj in _read_manifests(path):
-            (crds if obj.get("kind") == CRD_KIND else others).append((file, obj))
+        others.extend((file, obj) for file, obj in _read_manifests(path) if file.resolve() not in seen)
+    others.sort(key=lambda entry: load_rank(entry[1]))
     for file, obj in crds + others:
         try:
             server.load(obj)

@@ -21,10 +21,13 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from fakeapi._http.app import build_server
+from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState, WatchValve
 from fakeapi._patching.godecode import normalize
+from fakeapi._patching.goencode import encode
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import Journal, JournalEntry
+from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.store import StoreSnapshot
@@ -72,6 +75,32 @@ def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[
         return
     for item in source:
         yield from _documents(item)
+
+
+def _decoded(rtype: ResourceType, document: dict[str, Any]) -> dict[str, Any]:
+    """The object as the apiserver decodes a create of it with ``fieldValidation=Strict`` (kubectl apply's):
+    a custom resource pruned and defaulted by its schema, metadata typed; an unknown field is an error."""
+    return decode_object_body(rtype, encode(document), "application/json", "Strict").obj
+
+
+def load_rank(document: dict[str, Any]) -> int:
+    """Where an object goes when a folder is loaded: what others need first, file order otherwise.
+
+    Namespaces, then CustomResourceDefinitions (a CRD is served once stored), then the other
+    built-in kinds, then custom resources: the order in which ``kubectl apply -f DIR`` succeeds
+    whatever the files are called.
+    """
+    kind, api_version = document.get("kind"), document.get("apiVersion") or ""
+    if kind == "Namespace" and api_version == "v1":
+        return 0
+    if kind == "CustomResourceDefinition":
+        return 1
+    group, _, version = str(api_version).rpartition("/")
+    try:
+        builtin_type(group, version, str(kind))
+    except KeyError:
+        return 3
+    return 2
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
@@ -263,9 +292,9 @@ class FakeAPIServer:
     def load(
         self, *sources: str | Path | dict[str, Any] | Iterable[Any], manager: str = "fakeapi"
     ) -> list[dict[str, Any]]:
-        """Create objects (CRDs first), from dicts or YAML/JSON files and folders; returns them as stored."""
+        """Create objects in :func:`load_rank` order, from dicts or YAML/JSON files and folders; returns them as stored."""
         documents = [document for source in sources for document in _documents(source)]
-        documents.sort(key=lambda document: document.get("kind") != "CustomResourceDefinition")
+        documents.sort(key=load_rank)
 
         def load_now() -> list[dict[str, Any]]:
             created = []
@@ -274,6 +303,7 @@ class FakeAPIServer:
                 namespace = (metadata_of(document).get("namespace") or "default") if rtype.namespaced else ""
                 if rtype.namespaced:
                     document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
+                document = _decoded(rtype, document)
                 created.append(self.state.store.create(rtype, namespace, document, manager=manager).object)
             return created
 
@@ -282,7 +312,7 @@ class FakeAPIServer:
     def apply(self, *sources: str | Path | dict[str, Any] | Iterable[Any]) -> list[dict[str, Any]]:
         """Like :meth:`load`, but an object that exists already is replaced."""
         documents = [document for source in sources for document in _documents(source)]
-        documents.sort(key=lambda document: document.get("kind") != "CustomResourceDefinition")
+        documents.sort(key=load_rank)
 
         def apply_now() -> list[dict[str, Any]]:
             results = []
@@ -292,6 +322,7 @@ class FakeAPIServer:
                 name = metadata_of(document).get("name", "")
                 if rtype.namespaced:
                     document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
+                document = _decoded(rtype, document)
                 if self.state.store.find(rtype, namespace, name) is None:
                     results.append(self.state.store.create(rtype, namespace, document, manager="fakeapi").object)
                     continue

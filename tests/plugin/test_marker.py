@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +129,26 @@ def test_marker_misuse_is_an_error_naming_the_mistake(pytester: pytest.Pytester,
         ],
         consecutive=False,
     )
+
+
+DEPLOY_TESTS = """
+import pytest
+
+@pytest.mark.fakeapi(objects=["operator-deploy"])
+def test_an_operators_deploy_folder(fakeapi):
+    namespace = "backup-operator-system"
+    assert fakeapi.get("apps/v1", "Deployment", "backup-operator-controller-manager", namespace=namespace)
+    assert fakeapi.get("rbac.authorization.k8s.io/v1", "Role", "backup-operator-leader-election-role", namespace=namespace)
+    assert fakeapi.get("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "backup-operator-manager-rolebinding", namespace="")
+    assert fakeapi.get("coordination.k8s.io/v1", "Lease", "3a1f2c9e.ops.example.com", namespace=namespace)
+    assert fakeapi.get("ops.example.com/v1alpha1", "Backup", "nightly", namespace=namespace)["spec"]["retain"] == 7
+"""
+
+
+def test_marker_loads_an_operators_deploy_folder_in_dependency_order(
+    pytester: pytest.Pytester, ini: Callable[..., None]
+) -> None:
+    ini()
+    shutil.copytree(Path(__file__).parent.parent / "data" / "operator-deploy", pytester.path / "operator-deploy")
+    (pytester.path / "test_deploy.py").write_text(DEPLOY_TESTS)
+    pytester.runpytest().assert_outcomes(passed=1)
