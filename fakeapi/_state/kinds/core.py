@@ -79,6 +79,10 @@ class NamespaceStrategy(Strategy):
             new = {**new, "spec": old["spec"]}
         return new
 
+    def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        """``ShouldDeleteNamespaceDuringUpdate``: the spec's finalizers must be gone too."""
+        return super().should_delete_during_update(new, old) and not (new.get("spec") or {}).get("finalizers")
+
     def mark_for_deletion(
         self, rtype: ResourceType, obj: dict[str, Any], finalizers: list[str], now: str
     ) -> dict[str, Any]:
