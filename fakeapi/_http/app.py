@@ -34,6 +34,7 @@ from fakeapi._http.actions import (
     handle_review,
     handle_token,
 )
+from fakeapi._http.aggregated import aggregated_version, discovery_response
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
@@ -81,6 +82,12 @@ async def _non_resource(request: web.BaseRequest, state: ServerState, info: Requ
     if path in _HEALTH_PATHS:
         return web.Response(text="ok", content_type="text/plain")
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
+    if path in ("/api", "/apis"):
+        aggregated = aggregated_version(request.headers.get("Accept"))
+        if aggregated is not None:
+            return discovery_response(
+                registry, core=path == "/api", version=aggregated, if_none_match=request.headers.get("If-None-Match")
+            )
     if path == "/api":
         return object_response(discovery.api_versions(state.server_address), pretty=pretty, ordered=True)
     if path == "/apis":

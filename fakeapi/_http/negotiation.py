@@ -19,6 +19,7 @@ __all__ = [
     "PATCH_TYPES_BUILTIN",
     "PATCH_TYPES_CUSTOM",
     "Answer",
+    "accept_clauses",
     "negotiate_answer",
     "request_media_type",
 ]
@@ -60,7 +61,7 @@ class Answer:
     table_version: str = "v1"
 
 
-def _clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
+def accept_clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
     clauses = []
     for raw in accept.split(","):
         pieces = [piece.strip() for piece in raw.split(";")]
@@ -80,7 +81,7 @@ def negotiate_answer(accept: str | None, *, tables: bool = True) -> Answer:
     """The first Accept clause we can serve; 406 when there is none."""
     if not accept or not accept.strip():
         return Answer()
-    for media, params in _clauses(accept):
+    for media, params in accept_clauses(accept):
         if media in ("application/json", "application/*", "*/*", "application/yaml"):
             served = "application/yaml" if media == "application/yaml" else "application/json"
             transform = params.get("as", "")
