@@ -22,6 +22,8 @@ from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
 from fakeapi._state import schema
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.typed import go_structs
+from fakeapi._state.typed.decoding import TypedError, decode_typed, go_type_name
 from fakeapi.errors import APIError
 
 __all__ = ["DecodedBody", "check_object_meta", "decode_object_body"]
@@ -158,8 +160,14 @@ def _finish_decoding(
             strict.extend(predecode_merge_patch(body).strict_errors)
         except PreDecodeError as error:
             raise _cannot_handle(rtype, kind, version, str(error)) from None
+    if not rtype.custom:
+        value, unknown, problem = coerce_builtin(rtype, value)
+        if problem is not None:
+            raise _cannot_handle(rtype, kind, version, problem)
+        strict.extend(unknown)
     value, unknown = check_object_meta(value, lambda problem: _cannot_handle(rtype, kind, version, problem))
-    strict.extend(unknown)
+    if rtype.custom:
+        strict.extend(unknown)
     value, pruned, problem = coerce_custom_resource(rtype, value)
     if problem is not None:
         raise _cannot_handle(rtype, kind, version, problem)
@@ -167,6 +175,44 @@ def _finish_decoding(
     if strict and field_validation == "Strict":
         raise _cannot_handle(rtype, kind, version, "strict decoding error: " + ", ".join(strict))
     return DecodedBody(value, strict if field_validation == "Warn" else [])
+
+
+def coerce_builtin(rtype: ResourceType, value: dict[str, Any]) -> tuple[dict[str, Any], list[str], str | None]:
+    """The typed decode of a built-in kind (``runtime.Decode`` into its Go type, then the conversion to
+    the resource's internal type): the object as Go writes it back, the strict errors, and the error
+    text when it does not decode (docs/typed-decoding.md)."""
+    structs = go_structs()
+    wanted = structs.kind_struct(rtype.api_version, rtype.kind)
+    if wanted is None:
+        return value, [], None  # not a k8s.io/api kind (CustomResourceDefinition, APIService)
+    api_version, kind = value.get("apiVersion") or "", value.get("kind") or ""
+    struct = structs.kind_struct(api_version, kind)
+    if struct is None:
+        return (
+            value,
+            [],
+            (
+                f"no kind {_go_quote(kind)} is registered for version {_go_quote(api_version)} "
+                f'in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"'
+            ),
+        )
+    try:
+        typed = decode_typed(structs, struct, value)
+    except TypedError as error:
+        return value, [], str(error)
+    if wanted.rsplit(".", 1)[-1] != struct.rsplit(".", 1)[-1]:
+        internal = _INTERNAL_PACKAGES.get(rtype.group, rtype.group.split(".")[0])
+        return value, [], f"converting ({go_type_name(struct)}) to ({internal}.{rtype.kind}): unknown conversion"
+    return typed.value, typed.unknown, None
+
+
+# The package of a group's internal types (``k8s.io/kubernetes/pkg/apis/<package>``), where it is not
+# the group's first label; events.k8s.io Events are core Events inside the apiserver.
+_INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core", "rbac.authorization.k8s.io": "rbac"}
+
+
+def _go_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def coerce_custom_resource(rtype: ResourceType, value: dict[str, Any]) -> tuple[dict[str, Any], list[str], str | None]:

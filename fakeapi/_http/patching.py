@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakeapi._http.bodies import check_object_meta, coerce_custom_resource
+from fakeapi._http.bodies import check_object_meta, coerce_builtin, coerce_custom_resource
 from fakeapi._http.negotiation import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from fakeapi._http.options import WriteOptions
 from fakeapi._patching import (
@@ -100,7 +100,14 @@ def decode_patched(
     def fail(problem: str) -> APIError:
         return _invalid_patch(patched_json(), problem)
 
-    checked, strict = check_object_meta(value, fail)
+    strict: list[str] = []
+    if not rtype.custom:
+        value, strict, problem = coerce_builtin(rtype, value)
+        if problem is not None:
+            raise fail(problem)
+    checked, unknown = check_object_meta(value, fail)
+    if rtype.custom:
+        strict = unknown
     coerced, pruned, problem = coerce_custom_resource(rtype, checked)
     if problem is not None:
         raise fail(problem)

@@ -265,7 +265,7 @@ async def test_ephemeral_containers_are_the_only_field_their_subresource_changes
     reply = await client.put(f"{PODS}/web/ephemeralcontainers", changed)
     assert reply.status == 200, reply.body
     stored = (await client.get(f"{PODS}/web")).json()
-    assert stored["spec"]["ephemeralContainers"] == [debug]
+    assert stored["spec"]["ephemeralContainers"] == [{**debug, "resources": {}}]
     assert "nodeName" not in stored["spec"]
     assert stored["metadata"].get("labels") is None
 
@@ -284,5 +284,8 @@ async def test_a_certificate_request_is_approved_through_its_approval_subresourc
     reply = await client.put("/apis/certificates.k8s.io/v1/certificatesigningrequests/jane/approval", approved)
     assert reply.status == 200, reply.body
     stored = (await client.get("/apis/certificates.k8s.io/v1/certificatesigningrequests/jane")).json()
-    assert stored["status"]["conditions"] == [{"type": "Approved", "status": "True", "reason": "OK"}]
+    # A zero metav1.Time is written as null (Go ignores omitempty on a struct).
+    assert stored["status"]["conditions"] == [
+        {"type": "Approved", "status": "True", "reason": "OK", "lastUpdateTime": None, "lastTransitionTime": None}
+    ]
     assert stored["spec"]["signerName"] == "kubernetes.io/kube-apiserver-client"

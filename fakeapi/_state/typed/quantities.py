@@ -1,0 +1,153 @@
+"""``resource.Quantity`` as the apiserver decodes and re-encodes it (docs/typed-decoding.md).
+
+Reproduces ``k8s.io/apimachinery/pkg/api/resource`` (``quantity.go`` ``ParseQuantity``,
+``CanonicalizeBytes``; ``amount.go`` ``AsCanonicalBytes``, ``AsCanonicalBase1024Bytes``;
+``suffix.go``): a quantity is a number with a suffix (decimal SI ``n u m k M G T P E``, binary SI
+``Ki Mi Gi Ti Pi Ei``, or an exponent ``e3``), kept as written when the fast path finds it already
+canonical, otherwise written in canonical form: the largest suffix of its format that keeps the
+number an integer (``1000m`` is ``1``, ``1.5`` is ``1500m``, ``1024Mi`` is ``1Gi``, ``0.5Gi`` is
+``512Mi``), binary quantities under 1024 or not whole in decimal SI, anything finer than a nano
+rounded up to one.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_UP, Decimal, localcontext
+
+__all__ = ["QuantityError", "canonical_quantity"]
+
+SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+FORMAT_WRONG = f"quantities must match the regular expression '{SPLIT_RE}'"
+SUFFIX_WRONG = "unable to parse quantity's suffix"
+_MAX_INT64 = (1 << 63) - 1
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL_SUFFIX = {exponent: suffix for suffix, exponent in _DECIMAL.items()}
+_BINARY_SUFFIX = {0: "", **{exponent: suffix for suffix, exponent in _BINARY.items()}}
+
+
+class QuantityError(ValueError):
+    """``ParseQuantity``'s error; ``str()`` is its text."""
+
+
+def _split(text: str) -> tuple[bool, str, str, str, str]:
+    """``parseQuantityString``: sign, the number as written, its integer and fraction digits, the suffix."""
+    positive, pos, end = True, 0, len(text)
+    if pos < end and text[0] in "+-":
+        positive = text[0] == "+"
+        pos += 1
+    while pos < end and text[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    start = pos
+    while pos < end and text[pos].isdigit() and text[pos].isascii():
+        pos += 1
+    num = text[start:pos] or "0"
+    if pos >= end:
+        return positive, text, num, "", ""
+    denom = ""
+    if text[pos] == ".":
+        pos += 1
+        start = pos
+        while pos < end and text[pos].isdigit() and text[pos].isascii():
+            pos += 1
+        denom = text[start:pos]
+        if pos >= end:
+            return positive, text, num, denom, ""
+    value, suffix_start = text[:pos], pos
+    while pos < end and text[pos] in "eEinumkKMGTP":
+        pos += 1
+    if pos >= end:
+        return positive, value, num, denom, text[suffix_start:]
+    if text[pos] in "+-":
+        pos += 1
+    while pos < end and text[pos].isdigit() and text[pos].isascii():
+        pos += 1
+    if pos < end:
+        raise QuantityError(FORMAT_WRONG)
+    return positive, value, num, denom, text[suffix_start:]
+
+
+def _interpret(suffix: str) -> tuple[int, int, str]:
+    if suffix in _DECIMAL:
+        return 10, _DECIMAL[suffix], "DecimalSI"
+    if suffix in _BINARY:
+        return 2, _BINARY[suffix], "BinarySI"
+    if len(suffix) > 1 and suffix[0] in "eE":
+        try:
+            exponent = int(suffix[1:], 10)
+        except ValueError:
+            raise QuantityError(SUFFIX_WRONG) from None
+        if not suffix[1:].lstrip("+-").isdigit():
+            raise QuantityError(SUFFIX_WRONG)
+        return 10, exponent, "DecimalExponent"
+    raise QuantityError(SUFFIX_WRONG)
+
+
+def canonical_quantity(text: str) -> str:
+    """The quantity's JSON text as the apiserver writes it after decoding ``text``."""
+    if not text:
+        raise QuantityError(FORMAT_WRONG)
+    if text == "0":
+        return "0"
+    positive, value, num, denom, suffix = _split(text)
+    base, exponent, form = _interpret(suffix)
+    scale, mantissa, precision = 0, 1, 0
+    if form != "BinarySI":
+        scale, precision = exponent, 18 - (len(num) + len(denom))
+    elif exponent >= 0 and not denom:
+        mantissa = 1 << exponent
+        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+    else:
+        precision = -1
+    if precision >= 0:
+        scale -= len(denom)
+        if scale >= -9:
+            shifted = num + denom
+            result = int(shifted) * mantissa
+            if result <= _MAX_INT64:
+                kept = (
+                    exponent % 10 == 0 and int(shifted) & 7 != 0
+                    if form == "BinarySI"
+                    else scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+                )
+                if kept:
+                    return text
+                return _canonical(Decimal(result if positive else -result).scaleb(scale), form)
+    with localcontext() as context:
+        context.prec = 4096
+        amount = Decimal(value)
+        amount = amount.scaleb(exponent) if base == 10 else amount * (Decimal(2) ** exponent)
+        if amount != 0:
+            amount = amount.quantize(Decimal("1e-9"), rounding=ROUND_UP)
+        if form == "BinarySI" and 0 < abs(amount) < 1:
+            form = "DecimalSI"
+        return _canonical(amount, form)
+
+
+def _canonical(amount: Decimal, form: str) -> str:
+    """``CanonicalizeBytes``: the number and the suffix of its format that keep it an integer."""
+    with localcontext() as context:
+        context.prec = 4096
+        if amount == 0:
+            return "0"
+        if form == "BinarySI" and (-1024 < amount < 1024 or amount != amount.to_integral_value()):
+            form = "DecimalSI"
+        if form == "BinarySI":
+            whole, power = int(amount), 0
+            while whole % 1024 == 0 and power < 6:
+                whole //= 1024
+                power += 1
+            return f"{whole}{_BINARY_SUFFIX[power * 10]}"
+        sign, digits, exponent = amount.normalize().as_tuple()
+        assert isinstance(exponent, int)
+        whole = int("".join(map(str, digits)))
+        if exponent % 3 == 1:
+            whole, exponent = whole * 10, exponent - 1
+        elif exponent % 3 == 2:
+            whole, exponent = whole * 100, exponent - 2
+        number = f"-{whole}" if sign else str(whole)
+        if form == "DecimalExponent":
+            return number if exponent == 0 else f"{number}e{exponent}"
+        return number + _DECIMAL_SUFFIX.get(exponent, "")
