@@ -93,9 +93,11 @@ class ResourceType:
     # Events are core/v1 Events in storage); discovery's storageVersionHash is computed from it.
     stored_as: tuple[str, str, str] | None = None
 
-    @property
-    def subresources(self) -> frozenset[str]:
-        return frozenset(sub.name for sub in self.subresource_table)
+    # The subresources' names, computed once: the write path asks for them on every write.
+    subresources: frozenset[str] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "subresources", frozenset(sub.name for sub in self.subresource_table))
 
     def subresource(self, name: str) -> Subresource | None:
         return next((sub for sub in self.subresource_table if sub.name == name), None)

@@ -23,7 +23,6 @@ client can observe of it, reproduced here from the kind's struct (:mod:`.structs
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -72,8 +71,9 @@ def type_error_text(value: str, go_type: str, fields: tuple[str, ...], owner: st
 
 
 def go_type_name(go_type: str) -> str:
-    """``reflect.Type.String()``: package ids shortened to their package name (``[]core/v1.Container`` -> ``[]v1.Container``)."""
-    return re.sub(r"[\w./]*/(\w+)\.", r"\1.", go_type)
+    """``reflect.Type.String()``: package ids shortened to their package name (``[]core/v1.Container`` ->
+    ``[]v1.Container``), and ``byte`` by its real name ``uint8``."""
+    return re.sub(r"[\w./]*/(\w+)\.", r"\1.", go_type).replace("[]byte", "[]uint8")
 
 
 class _Abort(Exception):
@@ -265,57 +265,53 @@ def _literal(value: Any) -> str:
     return str(value)
 
 
+_BASE64 = {
+    symbol: value for value, symbol in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+}
+
+
 def _go_base64(text: str) -> bytes | str:
-    """``base64.StdEncoding.Decode``: the bytes, or the ``CorruptInputError`` text (``\\r`` and ``\\n`` are skipped)."""
-    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    quantum: list[tuple[int, str]] = []
+    """``base64.StdEncoding.Decode``, quantum by quantum (``decodeQuantum``): the bytes, or the
+    ``CorruptInputError`` text with Go's offset. ``\r`` and ``\n`` are skipped anywhere."""
+    data = text.encode("utf-8")
     out = bytearray()
-    index = 0
-    size = len(text)
-    while index < size:
-        char = text[index]
-        if char in "\r\n":
+    index, size = 0, len(data)
+    while True:
+        symbols: list[int] = []
+        while len(symbols) < 4:
+            if index == size:
+                if not symbols:
+                    return bytes(out)
+                return f"illegal base64 data at input byte {index - len(symbols)}"
+            byte = data[index]
             index += 1
-            continue
-        if char == "=":
-            # Padding ends the input: it must complete a quantum of at least two symbols.
-            if len(quantum) < 2:
-                return f"illegal base64 data at input byte {index}"
-            needed = 4 - len(quantum)
-            position = index
-            seen = 0
-            while seen < needed:
-                while position < size and text[position] in "\r\n":
-                    position += 1
-                if position >= size:
+            char = chr(byte)
+            if char in _BASE64:
+                symbols.append(_BASE64[char])
+                continue
+            if char in "\r\n":
+                continue
+            if char != "=" or len(symbols) < 2:
+                return f"illegal base64 data at input byte {index - 1}"
+            if len(symbols) == 2:
+                while index < size and data[index] in b"\r\n":
+                    index += 1
+                if index == size:
                     return f"illegal base64 data at input byte {size}"
-                if text[position] != "=":
-                    return f"illegal base64 data at input byte {position}"
-                seen += 1
-                position += 1
-            while position < size and text[position] in "\r\n":
-                position += 1
-            if position < size:
-                return f"illegal base64 data at input byte {position}"
+                if data[index] != ord("="):
+                    return f"illegal base64 data at input byte {index - 1}"
+                index += 1
+            while index < size and data[index] in b"\r\n":
+                index += 1
+            if index < size:
+                return f"illegal base64 data at input byte {index}"
             break
-        if char not in alphabet:
-            return f"illegal base64 data at input byte {index}"
-        quantum.append((index, char))
-        if len(quantum) == 4:
-            out += base64.b64decode("".join(c for _, c in quantum))
-            quantum = []
-        index += 1
-    else:
-        if len(quantum) == 1:
-            return f"illegal base64 data at input byte {quantum[0][0]}"
-        if quantum:
-            return f"illegal base64 data at input byte {size}"
-        return bytes(out)
-    try:
-        out += base64.b64decode("".join(c for _, c in quantum) + "=" * (4 - len(quantum)))
-    except binascii.Error:
-        return f"illegal base64 data at input byte {quantum[-1][0]}"
-    return bytes(out)
+        value = 0
+        for symbol in [*symbols, 0, 0, 0][:4]:
+            value = value << 6 | symbol
+        out += value.to_bytes(3, "big")[: len(symbols) - 1]
+        if len(symbols) < 4:
+            return bytes(out)
 
 
 Fields = tuple[str, ...]
