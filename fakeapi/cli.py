@@ -30,7 +30,13 @@ import yaml
 
 from fakeapi import __version__
 from fakeapi.errors import APIError
-from fakeapi.server import FakeAPIServer, load_rank, new_event_loop
+from fakeapi.server import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    FakeAPIServer,
+    load_rank,
+    new_event_loop,
+)
 
 __all__ = ["main"]
 
@@ -118,7 +124,43 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how often watches that allow bookmarks get one (default: %(default)s)",
     )
+    _add_limits(serve)
     return parser
+
+
+def _add_limits(serve: argparse.ArgumentParser) -> None:
+    """The bounds that keep a long-running server's connections in check."""
+    limits = serve.add_argument_group("limits", "how long the server waits (see docs/http-limits.md)")
+    limits.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        default=DEFAULT_HEADER_TIMEOUT,
+        metavar="SECONDS",
+        help=(
+            "close a connection whose request line and headers have not arrived within this time, as the "
+            "apiserver's ReadHeaderTimeout does; 0 waits forever (default: %(default)s)"
+        ),
+    )
+    limits.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        default=DEFAULT_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help=(
+            "close a kept-alive connection that sends no next request within this time, as the apiserver's "
+            "IdleTimeout does; 0 keeps it open (default: %(default)s)"
+        ),
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
+    return value
 
 
 def _manifest_files(path: Path) -> list[Path]:
@@ -238,7 +280,13 @@ async def _serve(args: argparse.Namespace) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
-    server = FakeAPIServer(args.host, args.port, bookmark_interval=args.bookmark_interval)
+    server = FakeAPIServer(
+        args.host,
+        args.port,
+        bookmark_interval=args.bookmark_interval,
+        header_timeout=args.header_timeout,
+        idle_timeout=args.idle_timeout,
+    )
     try:
         _preload(server, args.crd, args.load)
     except LoadError as error:

@@ -22,6 +22,7 @@ from aiohttp import web
 
 from fakeapi._http.app import build_server
 from fakeapi._http.bodies import decode_object_body
+from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState, WatchValve
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
@@ -34,6 +35,8 @@ from fakeapi._state.store import StoreSnapshot
 from fakeapi.errors import APIError
 
 __all__ = [
+    "DEFAULT_HEADER_TIMEOUT",
+    "DEFAULT_IDLE_TIMEOUT",
     "FakeAPIServer",
     "GateDecision",
     "GateRequest",
@@ -124,10 +127,21 @@ class FakeAPIServer:
         history_window: int = 10000,
         seed: int = 0,
         clock: Callable[[], float] | None = None,
+        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
+        """A connection that has not sent its headers within ``header_timeout`` seconds, or sent
+        nothing for ``idle_timeout`` seconds between requests, is closed, as the apiserver's
+        (docs/http-limits.md); 0 disables either."""
         self.host = host
         self.port = port
-        config = ServerConfig(bookmark_interval=bookmark_interval, history_window=history_window, seed=seed)
+        config = ServerConfig(
+            bookmark_interval=bookmark_interval,
+            history_window=history_window,
+            seed=seed,
+            header_timeout=header_timeout,
+            idle_timeout=idle_timeout,
+        )
         self.state = ServerState(config, Clock(clock) if clock else None)
         self._runner: web.ServerRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

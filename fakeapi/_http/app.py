@@ -35,6 +35,7 @@ from fakeapi._http.actions import (
     handle_token,
 )
 from fakeapi._http.aggregated import aggregated_version, discovery_response
+from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
@@ -45,6 +46,7 @@ from fakeapi._http.responses import error_response, object_response, wants_prett
 from fakeapi._http.scale import handle_scale
 from fakeapi._http.watches import handle_watch
 from fakeapi._http.writes import handle_create, handle_patch, handle_update
+from fakeapi._patching.lazynode import deep_recursion
 from fakeapi._state.journal import JournalEntry
 from fakeapi._state.kinds import BUILTIN_TYPES
 from fakeapi._state.resources import ResourceType
@@ -286,16 +288,18 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     entry.revision_before = state.store.revision
     writes = track_writes()
     try:
-        response = await dispatch(request, state)
+        with deep_recursion():  # Go accepts documents 10,000 levels deep; the handlers walk them
+            response = await dispatch(request, state)
     except APIError as error:
         context = request.get(PATCH_CONTEXT)
         warnings = context.warnings if context is not None else []
         response = error_response(error, pretty=pretty, warnings=warnings)
     except ApiserverPanic:
         response = web.Response(status=500, text=PANIC_MESSAGE + "\n", content_type="text/plain")
-    except asyncio.CancelledError:
-        # The client went away (aiohttp cancels its handler); a stream it had begun to read is
-        # journaled with the status it was sent, a request it gave up on before any answer with none.
+    except (asyncio.CancelledError, ConnectionError):
+        # The client went away: aiohttp cancels its handler, or a read or write finds the
+        # connection gone. That is no server error; a stream it had begun to read is journaled
+        # with the status it was sent, a request it gave up on before any answer with none.
         stream = request.get(STREAM)
         if stream is not None:
             _finish(entry, stream, state)
@@ -358,7 +362,7 @@ async def _expect_continue(request: web.BaseRequest) -> web.StreamResponse | Non
     return None
 
 
-def build_server(state: ServerState) -> web.Server:
+def build_server(state: ServerState) -> GoServer:
     """The low-level aiohttp server answering every request (call it inside the serving loop)."""
 
     async def handle(request: web.BaseRequest) -> web.StreamResponse:
@@ -370,4 +374,10 @@ def build_server(state: ServerState) -> web.Server:
 
     # A handler is cancelled when its client goes away, as Go's request context is: a held or
     # streaming request must not outlive its connection.
-    return web.Server(handle, handler_cancellation=True, access_log=None, max_field_size=65536)
+    return GoServer(
+        handle,
+        handler_cancellation=True,
+        access_log=None,
+        header_timeout=state.config.header_timeout,
+        idle_timeout=state.config.idle_timeout,
+    )

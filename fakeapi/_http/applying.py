@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from fakeapi._patching.godecode import normalize
+from fakeapi._patching.jsonpatch import json_kind
+from fakeapi._patching.yamltojson import YAMLToJSONError, yaml_to_value
 from fakeapi._state.managedfields import Path, decode_fields, encode_fields, leaf_paths
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError, Cause, GroupResource
@@ -25,14 +27,18 @@ __all__ = ["decode_apply_body", "merge_applied"]
 
 
 def decode_apply_body(body: bytes) -> dict[str, Any]:
-    import yaml  # only server-side apply pays for loading it
-
+    """The applied configuration as ``yaml.Unmarshal`` into a map gives it, or the apply patcher's 400."""
     try:
-        value = yaml.safe_load(body) if body.strip() else None
-    except yaml.YAMLError as error:
-        raise APIError.bad_request(f"error decoding YAML: {error}") from None
+        value = yaml_to_value(body)
+    except YAMLToJSONError as error:
+        raise APIError.bad_request(f"error decoding YAML: error converting YAML to JSON: {error}") from None
+    if value is None:
+        value = {}
     if not isinstance(value, dict):
-        raise APIError.bad_request("error decoding YAML: the applied configuration must be an object")
+        raise APIError.bad_request(
+            "error decoding YAML: error unmarshaling JSON: while decoding JSON: "
+            f"json: cannot unmarshal {json_kind(value)} into Go value of type map[string]interface {{}}"
+        )
     applied: dict[str, Any] = normalize(value)
     return applied
 

@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakeapi._patching.godecode import GoNumberRangeError, decode, normalize
+from fakeapi._patching.godecode import GoNumberRangeError, decode
 from fakeapi._patching.goscanner import GoSyntaxError
 from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
+from fakeapi._patching.yamltojson import YAMLToJSONError, yaml_to_json
 from fakeapi._state import schema
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.typed import go_structs
@@ -65,26 +66,14 @@ def _cannot_handle(rtype: ResourceType, kind: str, version: str, problem: str) -
     return APIError.bad_request(f'{kind} in version "{version}" cannot be handled as a {rtype.kind}: {problem}')
 
 
-def _yaml_to_json(body: bytes) -> bytes:
-    import yaml  # only YAML bodies pay for loading it
-
-    from fakeapi._patching.goencode import encode
-
-    try:
-        loaded = yaml.safe_load(body)
-    except yaml.YAMLError as error:
-        raise ValueError(f"error converting YAML to JSON: yaml: {error}") from None
-    return encode(normalize(loaded)) if loaded is not None else b"null"
-
-
 def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_validation: str) -> DecodedBody:
     if media_type == PROTOBUF:
         return _finish_decoding(rtype, _decode_protobuf(rtype, body), None, body, field_validation)
     original = body
     if media_type == "application/yaml":
         try:
-            body = _yaml_to_json(body)
-        except ValueError as error:
+            body = yaml_to_json(body)
+        except YAMLToJSONError as error:
             raise _unrecognized(rtype, str(error), original) from None
     try:
         value = decode(body)

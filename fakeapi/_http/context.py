@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import Journal
 from fakeapi._state.store import Store
@@ -21,11 +22,15 @@ __all__ = ["Gate", "GateDecision", "GateRequest", "ServerConfig", "ServerState",
 
 @dataclass
 class ServerConfig:
+    """The server's settings; the timeouts are explained in docs/http-limits.md."""
+
     bookmark_interval: float = 60.0
     history_window: int = 10000
     versions_kept: int = 32
     seed: int = 0
     journal_limit: int = 10000
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response
 from fakeapi._patching.godecode import decode
+from fakeapi._patching.goencode import format_float
 from fakeapi._patching.goscanner import GoSyntaxError
+from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError, status_body
@@ -42,7 +44,60 @@ async def _delete_body(request: web.BaseRequest) -> dict[str, Any] | None:
         raise APIError.internal(f"couldn't get version/kind; json parse error: {error}") from None
     if not isinstance(decoded, dict):
         raise APIError.internal("decoded object cannot be converted to DeleteOptions")
+    _check_field_types(decoded, _DELETE_OPTIONS_FIELDS, "DeleteOptions", "")
     return decoded
+
+
+# The Go type of each DeleteOptions field the body may hold (``metav1.DeleteOptions``).
+_PRECONDITIONS_FIELDS: dict[str, Any] = {"uid": "string", "resourceVersion": "string"}
+_DELETE_OPTIONS_FIELDS: dict[str, Any] = {
+    "kind": "string",
+    "apiVersion": "string",
+    "gracePeriodSeconds": "int64",
+    "preconditions": ("v1.Preconditions", "Preconditions", _PRECONDITIONS_FIELDS),
+    "orphanDependents": "bool",
+    "propagationPolicy": "v1.DeletionPropagation",
+    "dryRun": "[]string",
+    "ignoreStoreReadErrorWithClusterBreakingPotential": "bool",
+}
+
+
+def _check_field_types(value: dict[str, Any], fields: dict[str, Any], struct: str, prefix: str) -> None:
+    """Decoding into the typed struct: a value of the wrong JSON type is Go's ``UnmarshalTypeError``,
+    which the delete handler passes on unwrapped (a 500 carrying its text)."""
+    for name, item in value.items():
+        expected = fields.get(name)
+        if expected is None or item is None:
+            continue
+        path = f"{prefix}{name}"
+        if isinstance(expected, tuple):
+            type_name, inner_struct, inner_fields = expected
+            if not isinstance(item, dict):
+                raise _type_error(item, struct, path, type_name)
+            _check_field_types(item, inner_fields, inner_struct, path + ".")
+            continue
+        if expected == "[]string":
+            if not isinstance(item, list):
+                raise _type_error(item, struct, path, expected)
+            for element in item:
+                if element is not None and not isinstance(element, str):
+                    raise _type_error(element, struct, path, "string")
+            continue
+        if expected == "bool":
+            matches = isinstance(item, bool)
+        elif expected == "int64":
+            matches = isinstance(item, int) and not isinstance(item, bool)
+        else:
+            matches = isinstance(item, str)
+        if not matches:
+            raise _type_error(item, struct, path, expected)
+
+
+def _type_error(value: Any, struct: str, path: str, type_name: str) -> APIError:
+    kind = json_kind(value)
+    if kind == "number" and type_name == "int64" and isinstance(value, float):
+        kind = f"number {format_float(value)}"
+    return APIError.internal(f"json: cannot unmarshal {kind} into Go struct field {struct}.{path} of type {type_name}")
 
 
 def _deleted_status(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:

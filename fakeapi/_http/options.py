@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi._http.requestinfo import query_flag
+from fakeapi._patching.gostrconv import parse_uint, quote
 from fakeapi._state.managedfields import MAX_MANAGER_LENGTH, manager_from_user_agent
 from fakeapi._state.validation import go_value
 from fakeapi.errors import APIError, Cause, GroupResource
@@ -238,11 +239,15 @@ def parse_delete_options(query: Any, body: dict[str, Any] | None) -> DeleteOptio
 
 
 def parse_resource_version(text: str) -> int | None:
-    """A resourceVersion parameter: None for unset or ``"0"``, else the revision (400 when not a number)."""
+    """A resourceVersion the watch cache reads (a get, a list it serves, a watch): None for unset
+    or ``"0"``, else the revision.
+
+    ``APIObjectVersioner.ParseResourceVersion`` fails with a storage ``InvalidError``, which the
+    cacher returns as it is and the handler writes as a 500 carrying its text (docs/http-limits.md).
+    """
     if text in ("", "0"):
         return None
-    if not text.isdigit():
-        raise APIError.bad_request(
-            f'resourceVersion: Invalid value: "{text}": strconv.ParseUint: parsing "{text}": invalid syntax'
-        )
-    return int(text)
+    value, problem = parse_uint(text)
+    if problem is not None:
+        raise APIError.internal(f"resourceVersion: Invalid value: {quote(text)}: {problem}")
+    return value

@@ -14,9 +14,10 @@ from aiohttp import web
 from fakeapi._http.answers import answer_for, pretty, respond, served
 from fakeapi._http.context import ServerState
 from fakeapi._http.keys import STALE_REVISION
-from fakeapi._http.options import ListOptions, parse_list_options
+from fakeapi._http.options import ListOptions, parse_list_options, parse_resource_version
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response
+from fakeapi._patching.gostrconv import parse_uint, quote
 from fakeapi._state import selectors
 from fakeapi._state.listing import decode_continue, encode_continue, field_values, paginate, supported_fields
 from fakeapi._state.objects import metadata_of
@@ -39,6 +40,7 @@ async def handle_get(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer = answer_for(request)
+    parse_resource_version(request.query.get("resourceVersion", ""))
     obj = state.store.get(rtype, info.namespace if rtype.namespaced else "", info.name)
     stale = request.get(STALE_REVISION)
     if stale is not None:
@@ -95,6 +97,7 @@ def _list_source(
         if objects is None:
             raise APIError.expired(EXPIRED_LIST)
         return objects, requested, ""
+    parse_resource_version(options.resource_version)
     return store.items(rtype, namespace), store.revision, ""
 
 
@@ -115,12 +118,12 @@ def _too_large_resource_version(requested: int, current: int) -> APIError:
 
 
 def _list_resource_version(text: str) -> int:
-    if not text.isdigit():
+    value, problem = parse_uint(text)
+    if problem is not None:
         raise APIError.bad_request(
-            f'invalid resource version: resourceVersion: Invalid value: "{text}": '
-            f'strconv.ParseUint: parsing "{text}": invalid syntax'
+            f"invalid resource version: resourceVersion: Invalid value: {quote(text)}: {problem}"
         )
-    return int(text)
+    return value
 
 
 async def handle_list(

@@ -16,8 +16,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from fakeapi._patching.goencode import encode, encode_in_order, format_float
+from fakeapi._patching.goencode import encode, encode_in_order, format_float, indent
 from fakeapi._patching.gofloat import GoFloat
+from fakeapi._patching.gostrconv import quote
 from fakeapi.errors import APIError
 
 __all__ = ["encode_body", "error_response", "object_response", "wants_pretty", "warning_header_value"]
@@ -51,7 +52,10 @@ def encode_body(value: Any, *, media_type: str = JSON, pretty: bool = False, ord
         ).encode()
     if pretty:
         option = orjson.OPT_INDENT_2 | (0 if ordered else orjson.OPT_SORT_KEYS)
-        text = orjson.dumps(value, default=_pretty_default, option=option)
+        try:
+            text = orjson.dumps(value, default=_pretty_default, option=option)
+        except orjson.JSONEncodeError:  # deeper than orjson goes: Go indents its compact encoding
+            return indent(encode_in_order(value) if ordered else encode(value))
         for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026")):
             text = text.replace(raw, escaped)
         return text  # json.MarshalIndent output, with nothing after it
@@ -69,9 +73,25 @@ def _plain(value: Any) -> Any:
 
 
 _QUOTED = re.compile(r'(["\\])')
+_NEWLINE = re.compile(r"[\r\n]")
+# What aiohttp refuses to write in a header value (RFC 9110 section 5.5): C0 controls but tab, DEL.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def warning_header_value(text: str) -> str:
+def warning_header_value(text: str) -> str | None:
+    """``net.NewWarningHeader(299, "-", text)`` as ``net/http`` writes it; None where Go drops it.
+
+    Go quotes the text (backslash and ``"`` escaped), refuses text that is not valid UTF-8 (a lone
+    surrogate here), and its server turns CR and LF into spaces. It writes other control bytes
+    raw, which aiohttp refuses and Go's own client cannot read, so they are spelled as Go's
+    ``strconv.Quote`` spells them (``\\x7f``); docs/http-limits.md says so.
+    """
+    if _SURROGATE.search(text):
+        return None
+    text = _NEWLINE.sub(" ", text)
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(lambda match: quote(match.group())[1:-1], text)
     return '299 - "' + _QUOTED.sub(r"\\\1", text) + '"'
 
 
@@ -89,7 +109,9 @@ def _add_warnings(response: web.StreamResponse, warnings: Iterable[str]) -> None
                 break
             truncating = True
             text = text[:_WARNING_TRUNCATED_LENGTH]
-        response.headers.add("Warning", warning_header_value(text))
+        header = warning_header_value(text)
+        if header is not None:
+            response.headers.add("Warning", header)
 
 
 def object_response(

@@ -29,7 +29,7 @@ class SpellingDiagnosis:
     sent: bytes
 
     def summary(self) -> str:
-        """One ASCII line, fit for a ``Warning`` header and a log line; raw non-ASCII shows as <U+XXXX>."""
+        """One ASCII line, fit for a ``Warning`` header and a log line; non-ASCII and control characters show as <U+XXXX>."""
         where = self.test_path or '""'
         inner = "" if self.value_path == self.test_path else f" at {self.value_path}"
         return (
@@ -48,7 +48,9 @@ def _excerpt(spelling: bytes, other: bytes) -> str:
     )
     start = max(0, first - _EXCERPT // 2)
     piece = spelling[start : start + _EXCERPT]
-    text = "".join(ch if ch.isascii() else f"<U+{ord(ch):04X}>" for ch in piece.decode("utf-8", "replace"))
+    text = "".join(
+        ch if ch.isascii() and ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in piece.decode("utf-8", "replace")
+    )
     prefix = "..." if start > 0 else ""
     suffix = "..." if start + _EXCERPT < len(spelling) else ""
     return f"{prefix}{text}{suffix}"

@@ -29,6 +29,7 @@ __all__ = [
     "encode",
     "encode_in_order",
     "encode_string",
+    "indent",
 ]
 
 _HTML_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
@@ -36,6 +37,7 @@ _LINE_SEPARATOR = "\u2028".encode()
 _PARAGRAPH_SEPARATOR = "\u2029".encode()
 _OUTSIDE_STRING_SPACE = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|[ \t\r\n]+', re.S)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_INDENT_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^"{}\[\],:]+', re.S)
 _EXACT_INTEGERS = 2.0**53
 
 
@@ -148,7 +150,7 @@ def encode_in_order(value: Any) -> bytes:
     except orjson.JSONEncodeError as error:
         if isinstance(error.__cause__, UnsupportedValueError):
             raise error.__cause__ from None
-        raise
+        return b"".join(_encode_slowly(value, sort_keys=False))
     return _escape_html(encoded)
 
 
@@ -159,7 +161,7 @@ def encode_string(text: str) -> bytes:
     return _escape_html(json.dumps(text, ensure_ascii=False).encode("utf-8"))
 
 
-def _encode_slowly(value: Any) -> list[bytes]:
+def _encode_slowly(value: Any, *, sort_keys: bool = True) -> list[bytes]:
     """An iterative encoder for what orjson refuses; the output is the same as :func:`encode`'s."""
     out: list[bytes] = []
     stack: list[Any] = [value]
@@ -181,7 +183,7 @@ def _encode_slowly(value: Any) -> list[bytes]:
             out.append(format_float(item).encode())
         elif isinstance(item, dict):
             sequence: list[Any] = [b"{"]
-            for index, key in enumerate(sorted(item)):
+            for index, key in enumerate(sorted(item) if sort_keys else item):
                 if index:
                     sequence.append(b",")
                 sequence.append(encode_string(key) + b":")
@@ -213,3 +215,37 @@ def compact(raw: bytes) -> bytes:
 def compact_escape(raw: bytes) -> bytes:
     """What ``json.Marshal`` makes of a ``json.RawMessage``: compacted, then HTML-escaped."""
     return _escape_html(compact(raw))
+
+
+def indent(compact_json: bytes, step: bytes = b"  ") -> bytes:
+    """``json.Indent`` of compact JSON (what ``json.MarshalIndent`` does after marshalling).
+
+    Iterative, so it serves documents deeper than orjson's own indenting allows: an element per
+    line, ``": "`` after a key, and empty objects and arrays left as ``{}`` and ``[]``.
+    """
+    out: list[bytes] = []
+    depth = 0
+    pending_open = False  # an opening bracket whose first element has not been seen yet
+    for match in _INDENT_TOKEN.finditer(compact_json):
+        token = match.group()
+        if pending_open:
+            pending_open = False
+            if token in (b"}", b"]"):
+                depth -= 1
+                out.append(token)
+                continue
+            out.append(b"\n" + step * depth)
+        if token in (b"{", b"["):
+            out.append(token)
+            depth += 1
+            pending_open = True
+        elif token in (b"}", b"]"):
+            depth -= 1
+            out.append(b"\n" + step * depth + token)
+        elif token == b",":
+            out.append(b",\n" + step * depth)
+        elif token == b":":
+            out.append(b": ")
+        else:
+            out.append(token)
+    return b"".join(out)

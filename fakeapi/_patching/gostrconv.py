@@ -1,8 +1,9 @@
-"""Go's ``strconv.Quote`` and ``strconv.Atoi``, as json-patch and the JSON scanner use them.
+"""Go's ``strconv.Quote``, ``strconv.Atoi`` and ``strconv.ParseUint``, as the apiserver's parsers use them.
 
 json-patch parses array indices with ``strconv.Atoi``, which accepts ``+1``, ``-1`` and ``01`` and
 reports failures as ``strconv.Atoi: parsing "<quoted>": invalid syntax`` (or ``value out of range``);
-the scanner names a bad byte with ``strconv.Quote``. Both texts reach users, so both are exact here.
+the scanner names a bad byte with ``strconv.Quote``; resourceVersions are read with ``ParseUint``.
+These texts reach users, so they are exact here.
 """
 
 from __future__ import annotations
@@ -93,4 +94,17 @@ def atoi(text: str) -> tuple[int, str | None]:
         value = -value
     if not (_INT64_MIN <= value <= _INT64_MAX):
         return 0, _range_error(text)
+    return value, None
+
+
+def parse_uint(text: str) -> tuple[int, str | None]:
+    """``strconv.ParseUint(text, 10, 64)``: ASCII digits only, no sign: ``(value, None)`` or ``(0, error text)``.
+
+    Python's ``str.isdigit`` and ``int`` accept other scripts' digits (``١٢``, ``²``, ``𝟙``); Go does not.
+    """
+    if not text or not (text.isascii() and text.isdigit()):
+        return 0, f"strconv.ParseUint: parsing {quote(text)}: invalid syntax"
+    value = int(text)
+    if value > _UINT64_MAX:
+        return 0, f"strconv.ParseUint: parsing {quote(text)}: value out of range"
     return value, None

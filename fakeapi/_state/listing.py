@@ -112,16 +112,45 @@ def decode_continue(token: str) -> tuple[int, str]:
         raise invalid(str(error)) from None
     if not isinstance(payload, dict):
         raise invalid("json: cannot unmarshal into continueToken")
+    for key, expected in (("v", "string"), ("rv", "int64"), ("start", "string")):
+        problem = _field_type_problem(payload.get(key), expected)
+        if problem:
+            raise invalid(
+                f"json: cannot unmarshal {problem} into Go struct field continueToken.{key} of type {expected}"
+            )
     if payload.get("v") != CONTINUE_VERSION:
         raise invalid(f"server does not recognize this encoded version {payload.get('v')!s}")
     revision, start = payload.get("rv"), payload.get("start")
-    if not isinstance(revision, int) or revision == 0:
+    if not revision:
         raise invalid(f"incorrect encoded start resourceVersion (version {CONTINUE_VERSION})")
     if not isinstance(start, str) or not start:
         raise invalid(f"encoded start key empty (version {CONTINUE_VERSION})")
     if "/../" in f"/{start}" or start.startswith("/"):
         raise invalid(start)
     return revision, start
+
+
+def _field_type_problem(value: Any, expected: str) -> str:
+    """What ``json.Unmarshal`` names a value that does not fit the field's Go type ("" if it fits)."""
+    if value is None:
+        return ""
+    if expected == "string":
+        return "" if isinstance(value, str) else _json_kind(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "" if -(2**63) <= value < 2**63 else f"number {value}"
+    if isinstance(value, float):
+        return f"number {value!r}"
+    return _json_kind(value)
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    return "array" if isinstance(value, list) else "string"
 
 
 @dataclass

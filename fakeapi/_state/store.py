@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakeapi._patching.goencode import encode
+from fakeapi._patching.gostrconv import parse_uint
 from fakeapi._state import controllers
 from fakeapi._state.clock import Clock
 from fakeapi._state.encodings import RevisionSlot, remember, with_revision_slot
@@ -89,7 +90,14 @@ def _etcd_key(key: Key) -> str:
 class Store:
     """All objects of one fake apiserver, and the single revision counter."""
 
-    def __init__(self, *, clock: Clock, history_window: int = 10000, versions_kept: int = 32, seed: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Clock,
+        history_window: int = 10000,
+        versions_kept: int = 32,
+        seed: int = 0,
+    ) -> None:
         self.clock = clock
         self.registry = Registry()
         self.finalizing: set[str] = set()
@@ -266,8 +274,13 @@ class Store:
         """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
         strategy = rtype.rules
         metadata = metadata_of(obj)
-        if metadata.get("resourceVersion") not in (None, "", "0"):
-            raise APIError.internal("resourceVersion should not be set on objects to be created")
+        given = metadata.get("resourceVersion")
+        if given not in (None, "", "0"):
+            # etcd3 ``Create`` refuses only a resourceVersion that parses as a non-zero number;
+            # anything else is cleared with the rest of the system metadata (docs/create.md).
+            revision, problem = parse_uint(str(given))
+            if problem is None and revision != 0:
+                raise APIError.internal("resourceVersion should not be set on objects to be created")
         generated = not metadata.get("name") and bool(metadata.get("generateName"))
         attempts = GENERATE_NAME_ATTEMPTS if generated else 1
         for _ in range(attempts):
