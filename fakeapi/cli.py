@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import errno
 import gc
 import json
@@ -31,8 +32,11 @@ import yaml
 from fakeapi import __version__
 from fakeapi.errors import APIError
 from fakeapi.server import (
+    DEFAULT_BODY_LIMIT,
     DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_HISTORY_BYTES,
     DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_BYTES,
     FakeAPIServer,
     load_rank,
     new_event_loop,
@@ -129,8 +133,56 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_limits(serve: argparse.ArgumentParser) -> None:
-    """The bounds that keep a long-running server's connections in check."""
-    limits = serve.add_argument_group("limits", "how long the server waits (see docs/http-limits.md)")
+    """The bounds that keep a long-running server's memory and connections in check."""
+    limits = serve.add_argument_group(
+        "limits", "what the server keeps and how long it waits (see docs/limits.md and docs/http-limits.md)"
+    )
+    limits.add_argument(
+        "--journal-entries",
+        type=_positive_int,
+        default=10000,
+        metavar="N",
+        help="requests the journal remembers, newest kept (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--journal-body-bytes",
+        type=_positive_int,
+        default=DEFAULT_BODY_LIMIT,
+        metavar="BYTES",
+        help=(
+            "bytes kept of each request and response body in the journal; a longer body is cut there and "
+            "its full length recorded (default: %(default)s)"
+        ),
+    )
+    limits.add_argument(
+        "--journal-max-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_BYTES,
+        metavar="BYTES",
+        help="bytes of bodies the journal keeps in all; past it the oldest entries are forgotten (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--watch-queue-events",
+        type=_positive_int,
+        default=10000,
+        metavar="N",
+        help=(
+            "events a watch may fall behind its client (or --history-bytes of them); past that the watch ends, "
+            "as the apiserver ends a watcher that cannot keep up, and the client watches or lists again "
+            "(default: %(default)s)"
+        ),
+    )
+    limits.add_argument(
+        "--history-bytes",
+        type=_positive_int,
+        default=DEFAULT_HISTORY_BYTES,
+        metavar="BYTES",
+        help=(
+            "bytes of objects (as encoded) the change history keeps for watches that resume from an older "
+            "resourceVersion (at most 10,000 changes either way); a watch resuming from before it gets 410 "
+            "Expired and lists again (default: %(default)s)"
+        ),
+    )
     limits.add_argument(
         "--header-timeout",
         type=_seconds,
@@ -151,6 +203,16 @@ def _add_limits(serve: argparse.ArgumentParser) -> None:
             "IdleTimeout does; 0 keeps it open (default: %(default)s)"
         ),
     )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -263,6 +325,24 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     return f"fakeapi: cannot listen on {host}:{port}: {reason}"
 
 
+def _return_large_blocks_to_the_system() -> None:
+    """Large blocks (request bodies, big objects) come from mmap, and go back to the system when freed.
+
+    glibc raises its mmap threshold each time such a block is freed, so that later ones come from
+    the heap, which a long-running server then cannot shrink: after a thousand 1 MiB updates it
+    kept some 40 MB more than it used (BENCHMARKS.md). A fixed threshold keeps the heap small. Only
+    glibc has ``mallopt``; elsewhere this does nothing.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, 128 * 1024)
+
+
+_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
+
+
 def _tune_garbage_collection() -> None:
     """The store keeps many small immutable objects alive: full collections would walk them all.
 
@@ -284,6 +364,11 @@ async def _serve(args: argparse.Namespace) -> int:
         args.host,
         args.port,
         bookmark_interval=args.bookmark_interval,
+        journal_limit=args.journal_entries,
+        journal_body_limit=args.journal_body_bytes,
+        journal_max_bytes=args.journal_max_bytes,
+        watch_queue_limit=args.watch_queue_events,
+        history_max_bytes=args.history_bytes,
         header_timeout=args.header_timeout,
         idle_timeout=args.idle_timeout,
     )
@@ -300,6 +385,7 @@ async def _serve(args: argparse.Namespace) -> int:
         print(_listen_error(args.host, args.port, error), file=sys.stderr)
         return 2
     _tune_garbage_collection()
+    _return_large_blocks_to_the_system()
     try:
         if args.kubeconfig:
             try:

@@ -63,7 +63,9 @@ The journal, as assertions
     one line per request looked at: sequence, method, path, content type, status, and the reason and
     message of an error. ``assert_count(n, **criteria)``, ``where(predicate, **criteria)``,
     ``statuses``, ``request_bodies()`` and ``response_bodies()`` complete it; entries are
-    :class:`~fakeapi.server.JournalEntry` (``.body`` as sent, ``.json()`` of the answer).
+    :class:`~fakeapi.server.JournalEntry` (``.body`` as sent, ``.json()`` of the answer). The journal
+    keeps the first 64 KiB of each body (``body_length`` and ``response_length`` say how long it
+    was); decoding a body cut there raises ``ValueError`` saying so.
 """
 
 from __future__ import annotations
@@ -192,7 +194,13 @@ def _call_text(name: str, criteria: dict[str, Any], extra: Sequence[str] = ()) -
     return f"{name}({', '.join(arguments)})"
 
 
-def _decode(body: bytes, content_type: str) -> Any:
+def _decode(entry: JournalEntry) -> Any:
+    body, content_type = entry.body, entry.content_type
+    if entry.body_truncated:
+        raise ValueError(
+            f"request #{entry.sequence}: only {len(body)} of its {entry.body_length} body bytes were kept "
+            "(the journal's body limit, fakeapi_server_options' journal_body_limit)"
+        )
     if not body:
         return None
     if "yaml" in _media_type(content_type):
@@ -272,7 +280,7 @@ class Requests(Sequence["JournalEntry"]):
 
     def request_bodies(self) -> list[Any]:
         """The bodies sent, decoded (JSON, or YAML for an apply patch); ``None`` where there was none."""
-        return [_decode(entry.body, entry.content_type) for entry in self._entries]
+        return [_decode(entry) for entry in self._entries]
 
     def response_bodies(self) -> list[Any]:
         """The bodies answered, decoded; ``None`` where there was none (a watch, a request in flight)."""

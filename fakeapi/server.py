@@ -27,16 +27,20 @@ from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig,
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
 from fakeapi._state.clock import Clock
-from fakeapi._state.journal import Journal, JournalEntry
+from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal, JournalEntry
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.store import StoreSnapshot
+from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
 from fakeapi.errors import APIError
 
 __all__ = [
+    "DEFAULT_BODY_LIMIT",
     "DEFAULT_HEADER_TIMEOUT",
+    "DEFAULT_HISTORY_BYTES",
     "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_BYTES",
     "FakeAPIServer",
     "GateDecision",
     "GateRequest",
@@ -127,18 +131,32 @@ class FakeAPIServer:
         history_window: int = 10000,
         seed: int = 0,
         clock: Callable[[], float] | None = None,
+        journal_limit: int = 10000,
+        journal_body_limit: int = DEFAULT_BODY_LIMIT,
+        journal_max_bytes: int = DEFAULT_MAX_BYTES,
+        watch_queue_limit: int = 10000,
+        history_max_bytes: int = DEFAULT_HISTORY_BYTES,
         header_timeout: float = DEFAULT_HEADER_TIMEOUT,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
-        """A connection that has not sent its headers within ``header_timeout`` seconds, or sent
-        nothing for ``idle_timeout`` seconds between requests, is closed, as the apiserver's
-        (docs/http-limits.md); 0 disables either."""
+        """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
+        ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
+        change history that watches resume from keeps ``history_window`` changes and at most
+        ``history_max_bytes`` of their objects; a watcher that falls ``watch_queue_limit`` events
+        (or ``history_max_bytes``) behind is closed; a connection that has not sent its headers
+        within ``header_timeout`` seconds, or sent nothing for ``idle_timeout`` seconds between
+        requests, is closed (0 disables either timeout)."""
         self.host = host
         self.port = port
         config = ServerConfig(
             bookmark_interval=bookmark_interval,
             history_window=history_window,
             seed=seed,
+            journal_limit=journal_limit,
+            journal_body_limit=journal_body_limit,
+            journal_max_bytes=journal_max_bytes,
+            watch_queue_limit=watch_queue_limit,
+            history_max_bytes=history_max_bytes,
             header_timeout=header_timeout,
             idle_timeout=idle_timeout,
         )
@@ -265,9 +283,7 @@ class FakeAPIServer:
         continuing from an older page gets 410 Expired."""
 
         def compact_now() -> None:
-            hub = self.state.store.hub
-            hub.history.clear()
-            hub.compacted_through = self.state.store.revision
+            self.state.store.hub.compact(self.state.store.revision)
 
         self._call(compact_now)
 

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from fakeapi._http.context import ServerState
-from fakeapi._http.keys import ENTRY
+from fakeapi._http.keys import ENTRY, JOURNAL
 from fakeapi._http.negotiation import (
     Answer,
     negotiate_answer,
@@ -42,7 +42,7 @@ async def read_body(request: web.BaseRequest) -> bytes:
     body = b"".join(chunks)
     entry = request.get(ENTRY)
     if entry is not None:
-        entry.body = body
+        request[JOURNAL].keep_body(entry, body, request.content_length)
     if len(body) > MAX_REQUEST_BODY_BYTES:
         raise APIError.too_large(f"limit is {MAX_REQUEST_BODY_BYTES}")
     return body

@@ -38,7 +38,7 @@ from fakeapi._http.aggregated import aggregated_version, discovery_response
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
-from fakeapi._http.keys import ENTRY, INFO, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
+from fakeapi._http.keys import ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
@@ -241,6 +241,7 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
         name=info.name,
     )
     request[ENTRY] = entry
+    request[JOURNAL] = state.journal
     started = time.perf_counter()
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
     drop_response = False
@@ -340,7 +341,7 @@ def _cut(request: web.BaseRequest) -> None:
 def _finish(entry: JournalEntry, response: web.StreamResponse, state: ServerState) -> web.StreamResponse:
     entry.status = response.status
     if isinstance(response, web.Response) and response.body is not None and isinstance(response.body, bytes):
-        entry.response_body = response.body
+        state.journal.keep_response(entry, response.body)
     entry.warnings = [value for key, value in response.headers.items() if key == "Warning"]
     return response
 

@@ -13,22 +13,26 @@ from typing import Any
 
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._state.clock import Clock
-from fakeapi._state.journal import Journal
+from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.store import Store
-from fakeapi._state.watching import Watcher
+from fakeapi._state.watching import DEFAULT_HISTORY_BYTES, Watcher
 
 __all__ = ["Gate", "GateDecision", "GateRequest", "ServerConfig", "ServerState", "WatchValve"]
 
 
 @dataclass
 class ServerConfig:
-    """The server's settings; the timeouts are explained in docs/http-limits.md."""
+    """The server's settings; the bounds are explained in docs/limits.md."""
 
     bookmark_interval: float = 60.0
     history_window: int = 10000
     versions_kept: int = 32
     seed: int = 0
     journal_limit: int = 10000
+    journal_body_limit: int = DEFAULT_BODY_LIMIT
+    journal_max_bytes: int = DEFAULT_MAX_BYTES
+    watch_queue_limit: int = 10000
+    history_max_bytes: int = DEFAULT_HISTORY_BYTES
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 
@@ -129,8 +133,14 @@ class ServerState:
             history_window=self.config.history_window,
             versions_kept=self.config.versions_kept,
             seed=self.config.seed,
+            watch_queue_limit=self.config.watch_queue_limit,
+            history_max_bytes=self.config.history_max_bytes,
         )
-        self.journal = Journal(self.config.journal_limit)
+        self.journal = Journal(
+            self.config.journal_limit,
+            body_limit=self.config.journal_body_limit,
+            max_bytes=self.config.journal_max_bytes,
+        )
         self.gate: Gate | None = None
         self.server_address = "127.0.0.1:0"
         self.errors: list[str] = []

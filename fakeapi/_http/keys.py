@@ -7,12 +7,13 @@ from aiohttp import web
 from fakeapi._http.context import WatchValve
 from fakeapi._http.patching import PatchContext
 from fakeapi._http.requestinfo import RequestInfo
-from fakeapi._state.journal import JournalEntry
+from fakeapi._state.journal import Journal, JournalEntry
 
-__all__ = ["ENTRY", "INFO", "PATCH_CONTEXT", "STALE_REVISION", "STREAM", "VALVE"]
+__all__ = ["ENTRY", "INFO", "JOURNAL", "PATCH_CONTEXT", "STALE_REVISION", "STREAM", "VALVE"]
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("fakeapi_info", RequestInfo)
 ENTRY: web.RequestKey[JournalEntry] = web.RequestKey("fakeapi_entry", JournalEntry)
+JOURNAL: web.RequestKey[Journal] = web.RequestKey("fakeapi_journal", Journal)
 PATCH_CONTEXT: web.RequestKey[PatchContext] = web.RequestKey("fakeapi_patch_context", PatchContext)
 STALE_REVISION: web.RequestKey[int] = web.RequestKey("fakeapi_stale_revision", int)
 VALVE: web.RequestKey[WatchValve] = web.RequestKey("fakeapi_valve", WatchValve)

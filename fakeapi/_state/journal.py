@@ -5,6 +5,11 @@ back"), and the scenarios engine checks what really happened from it rather than
 actors believe. Each entry records the resourceVersions its own writes took (not those of requests
 that committed while it waited), so a reader can tell a write that committed from one that changed
 nothing, and which request a watch event came from; and the store revision before and after.
+
+A server that runs for hours must not grow with what it is sent, so the journal is bounded three
+ways (docs/limits.md): at most ``limit`` entries; of each request and response body at most
+``body_limit`` bytes are kept, with the full length in ``body_length`` and ``response_length``; and
+when the bodies kept add up to more than ``max_bytes``, the oldest entries are forgotten.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Journal", "JournalEntry"]
+__all__ = ["DEFAULT_BODY_LIMIT", "DEFAULT_MAX_BYTES", "Journal", "JournalEntry"]
 
 
 @dataclass
@@ -45,33 +50,87 @@ class JournalEntry:
     write_revisions: list[int] = field(default_factory=list)
     diagnoses: list[str] = field(default_factory=list)
     fault: str = ""
+    body_length: int = 0
+    response_length: int = 0
 
     @property
     def committed(self) -> bool:
         """The request persisted at least one write (``write_revisions`` holds their resourceVersions)."""
         return bool(self.write_revisions)
 
+    @property
+    def body_truncated(self) -> bool:
+        """Only the first ``body_limit`` bytes of the request body were kept."""
+        return self.body_length > len(self.body)
+
+    @property
+    def response_truncated(self) -> bool:
+        """Only the first ``body_limit`` bytes of the response body were kept."""
+        return self.response_length > len(self.response_body)
+
     def json(self) -> Any:
+        """The response body, decoded; a truncated one cannot be, and says so."""
         import orjson
 
+        if self.response_truncated:
+            raise ValueError(
+                f"request #{self.sequence}: only {len(self.response_body)} of the response's "
+                f"{self.response_length} bytes were kept (the journal's body_limit)"
+            )
         return orjson.loads(self.response_body) if self.response_body else None
 
 
-class Journal:
-    """The most recent requests, oldest first; ``limit`` bounds memory on a long-running server."""
+DEFAULT_BODY_LIMIT = 64 * 1024
+DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 
-    def __init__(self, limit: int = 10000) -> None:
-        self.entries: deque[JournalEntry] = deque(maxlen=limit)
+
+class Journal:
+    """The most recent requests, oldest first, within the bounds of the module docstring."""
+
+    def __init__(
+        self, limit: int = 10000, *, body_limit: int = DEFAULT_BODY_LIMIT, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
+        self.entries: deque[JournalEntry] = deque()
+        self.limit = limit
+        self.body_limit = body_limit
+        self.max_bytes = max_bytes
+        self.bytes_kept = 0
         self._sequence = itertools.count(1)
 
     def begin(self, **fields: Any) -> JournalEntry:
         entry = JournalEntry(sequence=next(self._sequence), **fields)
         self.entries.append(entry)
+        if len(self.entries) > self.limit:
+            self._forget_oldest()
         return entry
+
+    def keep_body(self, entry: JournalEntry, body: bytes, length: int | None = None) -> None:
+        """Record the request body (its first ``body_limit`` bytes) and its length (``len(body)``
+        unless the request said more)."""
+        kept = body[: self.body_limit]
+        self.bytes_kept += len(kept) - len(entry.body)
+        entry.body, entry.body_length = kept, max(len(body), length or 0)
+        self._within_budget()
+
+    def keep_response(self, entry: JournalEntry, body: bytes) -> None:
+        """Record the response body (its first ``body_limit`` bytes) and its length."""
+        kept = body[: self.body_limit]
+        self.bytes_kept += len(kept) - len(entry.response_body)
+        entry.response_body, entry.response_length = kept, len(body)
+        self._within_budget()
+
+    def _within_budget(self) -> None:
+        while self.bytes_kept > self.max_bytes and len(self.entries) > 1:
+            self._forget_oldest()
+
+    def _forget_oldest(self) -> None:
+        oldest = self.entries.popleft()
+        self.bytes_kept -= len(oldest.body) + len(oldest.response_body)
 
     def clear(self) -> None:
         """Forget every entry; the next request is number 1 again, so a replayed run numbers alike."""
         self.entries.clear()
+        self.bytes_kept = 0
         self._sequence = itertools.count(1)
 
     def __iter__(self) -> Iterator[JournalEntry]:

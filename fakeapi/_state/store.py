@@ -33,12 +33,12 @@ from fakeapi._patching.goencode import encode
 from fakeapi._patching.gostrconv import parse_uint
 from fakeapi._state import controllers
 from fakeapi._state.clock import Clock
-from fakeapi._state.encodings import RevisionSlot, remember, with_revision_slot
+from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_revision_slot
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.strategy import Strategy
-from fakeapi._state.watching import ADDED, DELETED, MODIFIED, Change, WatchHub
+from fakeapi._state.watching import ADDED, DEFAULT_HISTORY_BYTES, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
 __all__ = ["Committed", "Store", "StoreSnapshot", "track_writes"]
@@ -97,6 +97,8 @@ class Store:
         history_window: int = 10000,
         versions_kept: int = 32,
         seed: int = 0,
+        watch_queue_limit: int = 10000,
+        history_max_bytes: int = DEFAULT_HISTORY_BYTES,
     ) -> None:
         self.clock = clock
         self.registry = Registry()
@@ -106,7 +108,7 @@ class Store:
         self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key], list[dict[str, Any]]]] = {}
         self.revision = 0
         self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
-        self.hub = WatchHub(history_window)
+        self.hub = WatchHub(history_window, watch_queue_limit, history_max_bytes)
         self.versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]] = {}
         self.versions_kept = versions_kept
         self._random = secrets.SystemRandom() if seed == 0 else _SeededRandom(seed)
@@ -214,6 +216,8 @@ class Store:
         encoded = slot.filled(str(revision)) if slot is not None else None
         if encoded is not None:
             remember(stored, encoded)
+        else:
+            encoded = encode_kept(stored)  # its answer or its watch events need it next
         key = (namespace, name)
         history_key = (rtype.storage_key, namespace, name)
         bucket = self.bucket(rtype)
@@ -225,7 +229,9 @@ class Store:
             bucket[key] = stored
             self._keep_order(rtype.storage_key, bucket, key, stored)
         self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
-        self.hub.publish(Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous))
+        self.hub.publish(
+            Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous, len(encoded))
+        )
         record = _request_writes.get()
         if record is not None:
             record.append(revision)
@@ -456,8 +462,7 @@ class Store:
         self._encodings.clear()
         self._order.clear()
         self.registry.reset()
-        self.hub.history.clear()
-        self.hub.compacted_through = self.revision
+        self.hub.compact(self.revision)
 
     # -- snapshots, for running the same start state many times -------------------------------
 
@@ -481,9 +486,7 @@ class Store:
         self.objects = {key: dict(bucket) for key, bucket in snapshot.objects.items()}
         self.versions = {key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()}
         self.registry.restore(snapshot.crds)
-        self.hub.history.clear()
-        self.hub.history.extend(snapshot.history)
-        self.hub.compacted_through = snapshot.compacted_through
+        self.hub.restore_history(snapshot.history, snapshot.compacted_through)
         if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
             self._random.setstate(snapshot.random_state)
 

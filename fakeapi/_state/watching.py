@@ -3,8 +3,14 @@
 Reproduces the watch cache (``pkg/storage/cacher``, docs/watch.md): a watcher sees only
 changes after its starting resourceVersion; when an object starts matching its selectors it sees
 ADDED, when it stops matching DELETED (carrying the previous content with the new revision), else
-MODIFIED; a write that changes nothing is no event at all. A bounded window of past events serves
-resumption from an old resourceVersion; older than the window is 410 Expired.
+MODIFIED; a write that changes nothing is no event at all. A window of past events (at most ``window`` of
+them, and at most ``max_bytes`` of their encoded objects) serves resumption from an old
+resourceVersion; older than the window is 410 Expired, as after etcd's compaction.
+
+A watcher whose client reads slower than changes come holds at most ``queue_limit`` live events and
+``max_bytes`` of them; past either it is terminated as the cacher terminates a watcher whose buffer
+stays full (``cacheWatcher.add``, ``forget``): its queue is dropped and its stream ends, so the
+client watches or lists again (docs/limits.md).
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Change", "WatchHub", "Watcher"]
+__all__ = ["DEFAULT_HISTORY_BYTES", "Change", "WatchHub", "Watcher"]
+
+DEFAULT_HISTORY_BYTES = 16 * 1024 * 1024
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
@@ -33,6 +41,7 @@ class Change:
     type: str
     object: dict[str, Any]
     previous: dict[str, Any] | None
+    size: int = 0  # bytes of the object's encoding
 
 
 Filter = Callable[[dict[str, Any]], bool]
@@ -54,20 +63,32 @@ class Watcher:
         self.closed = False
         self.allowance: int | None = None
         self.on_queued: Callable[[], None] | None = None
+        self.terminated = False
+        self.live = 0  # events queued by publish and not taken yet
+        self.live_bytes = 0
         self._waiter: asyncio.Future[None] | None = None
 
-    def offer(self, change: Change) -> None:
-        """Queue what this watcher sees of ``change``, if anything."""
+    def offer(self, change: Change) -> bool:
+        """Queue what this watcher sees of ``change``, if anything; True if it queued an event."""
         if change.storage_key != self.storage_key:
-            return
+            return False
         if self.namespace is not None and change.namespace != self.namespace:
-            return
+            return False
         event = translate(change, self.matches)
-        if event is not None:
-            self.events.append(event)
-            if self.on_queued is not None:
-                self.on_queued()
-            self._wake()
+        if event is None:
+            return False
+        self.events.append(event)
+        if self.on_queued is not None:
+            self.on_queued()
+        self._wake()
+        return True
+
+    def terminate(self) -> None:
+        """Drop what is queued and end the stream: the client did not keep up."""
+        self.terminated = True
+        self.events = []
+        self.live = self.live_bytes = 0
+        self.close()
 
     def close(self) -> None:
         """End the stream once the events queued so far are taken."""
@@ -91,13 +112,18 @@ class Watcher:
         """All the events queued so far (as many as the allowance lets, on a metered stream)."""
         if self.allowance is None:
             events, self.events = self.events, []
-            return events
-        events, self.events = self.events[: self.allowance], self.events[self.allowance :]
-        self.allowance -= len(events)
+        else:
+            events, self.events = self.events[: self.allowance], self.events[self.allowance :]
+            self.allowance -= len(events)
+        queued = len(self.events) + len(events)
+        self.live_bytes = self.live_bytes * len(self.events) // queued if queued else 0
+        self.live = max(0, self.live - len(events))
         return events
 
     def put_back(self, events: list[tuple[str, dict[str, Any]]]) -> None:
         """Return taken events that were not sent, ahead of those queued since."""
+        if self.terminated:
+            return
         self.events[:0] = events
         if self.allowance is not None:
             self.allowance += len(events)
@@ -151,17 +177,40 @@ def _with_revision(obj: dict[str, Any], revision: int) -> dict[str, Any]:
 class WatchHub:
     """The recent history of changes and the live watchers."""
 
-    def __init__(self, window: int) -> None:
-        self.history: deque[Change] = deque(maxlen=window)
+    def __init__(self, window: int, queue_limit: int = 10000, max_bytes: int = DEFAULT_HISTORY_BYTES) -> None:
+        self.history: deque[Change] = deque()
+        self.window = window
+        self.max_bytes = max_bytes
+        self.history_bytes = 0
         self.watchers: set[Watcher] = set()
         self.compacted_through = 0
+        self.queue_limit = queue_limit
 
     def publish(self, change: Change) -> None:
-        if len(self.history) == self.history.maxlen:
-            self.compacted_through = self.history[0].revision
         self.history.append(change)
+        self.history_bytes += change.size
+        while len(self.history) > self.window or (self.history_bytes > self.max_bytes and len(self.history) > 1):
+            forgotten = self.history.popleft()
+            self.history_bytes -= forgotten.size
+            self.compacted_through = forgotten.revision
         for watcher in list(self.watchers):
-            watcher.offer(change)
+            if watcher.offer(change):
+                watcher.live += 1
+                watcher.live_bytes += change.size
+                if watcher.live > self.queue_limit or watcher.live_bytes > self.max_bytes:
+                    watcher.terminate()
+                    self.watchers.discard(watcher)
+
+    def compact(self, through: int) -> None:
+        """Forget every change up to ``through``, as etcd's compaction does."""
+        self.history.clear()
+        self.history_bytes = 0
+        self.compacted_through = through
+
+    def restore_history(self, changes: Iterable[Change], compacted_through: int) -> None:
+        self.history = deque(changes)
+        self.history_bytes = sum(change.size for change in self.history)
+        self.compacted_through = compacted_through
 
     def oldest_available(self) -> int:
         """The oldest revision a watch can start after."""
