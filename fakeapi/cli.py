@@ -19,6 +19,7 @@ import contextlib
 import ctypes
 import errno
 import gc
+import ipaddress
 import json
 import os
 import signal
@@ -111,6 +112,34 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "objects to create at start, after the CRDs: a YAML or JSON file, multi-document, or a folder of "
             "them (repeatable)"
+        ),
+    )
+    serve.add_argument(
+        "--tls",
+        action="store_true",
+        help=(
+            "serve HTTPS with a CA and serving certificate generated at start; the kubeconfig written carries "
+            "the CA, so kubectl and the Python clients verify the server with no flags"
+        ),
+    )
+    serve.add_argument(
+        "--token-auth",
+        action="store_true",
+        help=(
+            "accept only bearer tokens this server issued (admin's, in the kubeconfig, and one per --actor), "
+            "answering 401 Unauthorized otherwise, and 403 to requests without a token but for /healthz, "
+            "/livez, /readyz and /version; without it every request is allowed and a bearer token only names "
+            "the actor"
+        ),
+    )
+    serve.add_argument(
+        "--actor",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help=(
+            "issue a bearer token that authenticates as NAME (the journal's actor) and print it as "
+            "'fakeapi token for NAME: TOKEN' before the ready line (repeatable; with --token-auth)"
         ),
     )
     serve.add_argument(
@@ -325,6 +354,28 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     return f"fakeapi: cannot listen on {host}:{port}: {reason}"
 
 
+def _exposure_warning(host: str, token_auth: bool, tls: bool) -> str:
+    """What listening beyond loopback exposes, or "" when nothing is exposed that way."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:
+        return ""
+    if not token_auth:
+        return (
+            f"fakeapi: warning: listening on {host} without authentication: anyone who can reach this address "
+            "can read and change every object, Secrets included, and delete namespaces (add --token-auth, and "
+            "--tls so that tokens do not travel in clear)"
+        )
+    if not tls:
+        return (
+            f"fakeapi: warning: listening on {host} over plain HTTP: bearer tokens and every object, Secrets "
+            "included, travel unencrypted (add --tls)"
+        )
+    return ""
+
+
 def _return_large_blocks_to_the_system() -> None:
     """Large blocks (request bodies, big objects) come from mmap, and go back to the system when freed.
 
@@ -371,7 +422,18 @@ async def _serve(args: argparse.Namespace) -> int:
         history_max_bytes=args.history_bytes,
         header_timeout=args.header_timeout,
         idle_timeout=args.idle_timeout,
+        tls=args.tls,
+        token_auth=args.token_auth,
     )
+    exposure = _exposure_warning(args.host, args.token_auth, args.tls)
+    if exposure:
+        print(exposure, file=sys.stderr)
+    elif args.token_auth and not args.tls:
+        print(
+            "fakeapi: note: kubectl and other client-go programs send a bearer token only over HTTPS, so with "
+            "--token-auth alone their requests are anonymous (403); add --tls",
+            file=sys.stderr,
+        )
     try:
         _preload(server, args.crd, args.load)
     except LoadError as error:
@@ -394,6 +456,8 @@ async def _serve(args: argparse.Namespace) -> int:
                 reason = error.strerror or error
                 print(f"fakeapi: cannot write the kubeconfig {args.kubeconfig}: {reason}", file=sys.stderr)
                 return 2
+        for name in args.actor:
+            _print(f"fakeapi token for {name}: {server.token_for(name)}")
         if not stop.is_set():
             _print(f"fakeapi serving on {server.url}")
             await stop.wait()

@@ -1,6 +1,6 @@
 """``FakeAPIServer``: a fake kube-apiserver on a local port, in your event loop or in a thread.
 
-It serves the Kubernetes REST API over plain HTTP, starts with the namespaces a new cluster has
+It serves the Kubernetes REST API over HTTP (or HTTPS with a CA of its own), starts with the namespaces a new cluster has
 (``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``), and can be reset to that
 state between tests in microseconds. Objects and CRDs can be preloaded from dicts or YAML files;
 a kubeconfig written for it makes any client (kubectl, kubernetes_asyncio, kopf) talk to it. The
@@ -10,6 +10,7 @@ request journal and the gate hook are what the scenarios engine builds on.
 from __future__ import annotations
 
 import asyncio
+import base64
 import copy
 import json
 import threading
@@ -22,6 +23,7 @@ from aiohttp import web
 
 from fakeapi._http.app import build_server
 from fakeapi._http.bodies import decode_object_body
+from fakeapi._http.certificates import ServingCertificates, generate_certificates
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState, WatchValve
 from fakeapi._patching.godecode import normalize
@@ -138,6 +140,8 @@ class FakeAPIServer:
         history_max_bytes: int = DEFAULT_HISTORY_BYTES,
         header_timeout: float = DEFAULT_HEADER_TIMEOUT,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        tls: bool = False,
+        token_auth: bool = False,
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -145,7 +149,12 @@ class FakeAPIServer:
         ``history_max_bytes`` of their objects; a watcher that falls ``watch_queue_limit`` events
         (or ``history_max_bytes``) behind is closed; a connection that has not sent its headers
         within ``header_timeout`` seconds, or sent nothing for ``idle_timeout`` seconds between
-        requests, is closed (0 disables either timeout)."""
+        requests, is closed (0 disables either timeout).
+
+        ``tls`` serves HTTPS with a CA and serving certificate generated at start; kubeconfigs then
+        carry the CA (:attr:`ca_certificate`). ``token_auth`` accepts only the bearer tokens the
+        server issued (:meth:`token_for`), answering 401 otherwise (docs/authentication.md).
+        """
         self.host = host
         self.port = port
         config = ServerConfig(
@@ -159,7 +168,10 @@ class FakeAPIServer:
             history_max_bytes=history_max_bytes,
             header_timeout=header_timeout,
             idle_timeout=idle_timeout,
+            token_auth=token_auth,
         )
+        self.tls = tls
+        self._certificates: ServingCertificates | None = None
         self.state = ServerState(config, Clock(clock) if clock else None)
         self._runner: web.ServerRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -173,7 +185,12 @@ class FakeAPIServer:
         self._loop = asyncio.get_running_loop()
         self._runner = web.ServerRunner(build_server(self.state), shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
+        context = None
+        if self.tls:
+            if self._certificates is None:
+                self._certificates = generate_certificates(self.host)
+            context = self._certificates.server_context()
+        site = web.TCPSite(self._runner, self.host, self.port, backlog=1024, ssl_context=context)
         await site.start()
         server = site._server
         sockets = getattr(server, "sockets", None) or []
@@ -244,7 +261,27 @@ class FakeAPIServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        """Where clients reach the server (loopback when it listens on every address)."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)
+        host = f"[{host}]" if ":" in host else host
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
+
+    @property
+    def ca_certificate(self) -> bytes | None:
+        """The PEM of the CA that signed the serving certificate (with ``tls``, once started)."""
+        return self._certificates.ca_certificate if self._certificates is not None else None
+
+    @property
+    def token_auth(self) -> bool:
+        return self.state.authentication.token_auth
+
+    def token_for(self, name: str = "admin") -> str:
+        """The bearer token that authenticates as ``name``, and names it as the journal's actor.
+
+        Without ``token_auth`` that is the name itself; with it, a token the server issues for the
+        name the first time it is asked, and accepts from then on. ``admin`` is in ``system:masters``.
+        """
+        return self._call(lambda: self.state.authentication.token_for(name))
 
     @property
     def journal(self) -> Journal:
@@ -377,12 +414,19 @@ class FakeAPIServer:
             return None
 
     def kubeconfig(self, path: str | Path, *, token: str | None = None, context: str = "fakeapi") -> Path:
-        """Write a kubeconfig for this server; ``token`` names the actor the requests come from."""
-        user: dict[str, Any] = {"token": token} if token else {"username": "admin", "password": "fakeapi"}
+        """Write a kubeconfig for this server; ``token`` names the actor the requests come from.
+
+        It authenticates with a bearer token (:meth:`token_for` of ``token``, or of ``admin``), never
+        a username and password, and with ``tls`` it carries the server's CA.
+        """
+        user: dict[str, Any] = {"token": self.token_for(token or "admin")}
+        cluster: dict[str, Any] = {"server": self.url}
+        if self.ca_certificate is not None:
+            cluster["certificate-authority-data"] = base64.b64encode(self.ca_certificate).decode()
         config = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": context, "cluster": {"server": self.url}}],
+            "clusters": [{"name": context, "cluster": cluster}],
             "users": [{"name": context, "user": user}],
             "contexts": [{"name": context, "context": {"cluster": context, "user": context, "namespace": "default"}}],
             "current-context": context,

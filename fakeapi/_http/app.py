@@ -35,6 +35,7 @@ from fakeapi._http.actions import (
     handle_token,
 )
 from fakeapi._http.aggregated import aggregated_version, discovery_response
+from fakeapi._http.authentication import USER, User
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
@@ -213,22 +214,23 @@ async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamRe
     return await handler(request, state, info, rtype)
 
 
-def _actor(request: web.BaseRequest) -> str | None:
-    authorization = request.headers.get("Authorization", "")
-    if authorization.lower().startswith("bearer "):
-        return authorization[7:].strip() or None
-    return None
-
-
 async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamResponse:
     """Answer one request and journal it with its answer, faults and writes."""
     info = parse_request_info(request.method, request.path, request.query)
     request[INFO] = info
+    user: User | None = None
+    refused: APIError | None = None
+    try:
+        user = state.authentication.authenticate(request.headers, info, request.path, request.method)
+    except APIError as refusal:
+        refused = refusal
+    else:
+        request[USER] = user
     entry = state.journal.begin(
         method=request.method,
         path=request.path,
         query=request.query_string,
-        actor=_actor(request),
+        actor=None if user is None or user.anonymous else user.name,
         user_agent=request.headers.get("User-Agent", ""),
         content_type=request.headers.get("Content-Type", ""),
         body=b"",
@@ -244,6 +246,8 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     request[JOURNAL] = state.journal
     started = time.perf_counter()
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
+    if refused is not None:
+        return _finish(entry, error_response(refused, pretty=pretty), state)
     drop_response = False
     after_run: Callable[[], None] | None = None
     if state.gate is not None and info.is_resource_request:

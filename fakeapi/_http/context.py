@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakeapi._http.authentication import Authentication
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
@@ -35,6 +36,7 @@ class ServerConfig:
     history_max_bytes: int = DEFAULT_HISTORY_BYTES
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    token_auth: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,7 @@ class ServerState:
             body_limit=self.config.journal_body_limit,
             max_bytes=self.config.journal_max_bytes,
         )
+        self.authentication = Authentication(token_auth=self.config.token_auth)
         self.gate: Gate | None = None
         self.server_address = "127.0.0.1:0"
         self.errors: list[str] = []

@@ -26,7 +26,7 @@ import pytest
 __all__ = ["READY_LINE", "READ_TIMEOUT", "Background", "ServeProcess", "console_script", "home_env", "require_tool"]
 
 READ_TIMEOUT = 60.0
-READY_LINE = re.compile(r"fakeapi serving on (http://[^\s]+)")
+READY_LINE = re.compile(r"fakeapi serving on (https?://[^\s]+)")
 
 
 def console_script() -> list[str]:

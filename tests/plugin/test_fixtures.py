@@ -193,3 +193,43 @@ def test_server_options_are_an_overridable_fixture(pytester: pytest.Pytester, in
         """
     )
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_tls_and_token_auth_through_the_server_options(pytester: pytest.Pytester, ini: Callable[..., None]) -> None:
+    """HTTPS with the server's CA and checked tokens: the fixtures' kubeconfig and client still just work."""
+    ini()
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def fakeapi_server_options():
+            return {"tls": True, "token_auth": True}
+        """
+    )
+    pytester.makepyfile(
+        test_secured="""
+        import kubernetes
+        import pytest
+        from kubernetes_asyncio import client
+
+        def test_the_kubeconfig_verifies_and_authenticates(fakeapi, fakeapi_kubeconfig):
+            assert fakeapi.url.startswith("https://")
+            kubernetes.config.load_kube_config()
+            names = [ns.metadata.name for ns in kubernetes.client.CoreV1Api().list_namespace().items]
+            assert "default" in names
+            assert [entry.actor for entry in fakeapi.journal] == ["admin"]
+
+        @pytest.mark.asyncio
+        async def test_the_async_client_too(kube_api_client):
+            namespaces = await client.CoreV1Api(kube_api_client).list_namespace()
+            assert "kube-system" in [ns.metadata.name for ns in namespaces.items]
+
+        def test_an_actor_token_names_the_actor(fakeapi):
+            path = fakeapi.kubeconfig(token="replica-a")
+            api = kubernetes.client.CoreV1Api(kubernetes.config.new_client_from_config(config_file=str(path)))
+            api.list_namespaced_config_map("default")
+            assert [entry.actor for entry in fakeapi.journal] == ["replica-a"]
+        """
+    )
+    pytester.runpytest_subprocess().assert_outcomes(passed=3)

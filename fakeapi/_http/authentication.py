@@ -1,0 +1,160 @@
+"""Who sent a request: the apiserver's authentication chain, and its 401 and 403 answers.
+
+kube-apiserver runs its authenticators in turn (``pkg/authentication/request/union``,
+``bearertoken``, ``anonymous``): an ``Authorization: Bearer <token>`` header names a token that an
+authenticator accepts, or the request fails with ``401 Unauthorized``; a request with no bearer
+token at all (none, an empty one, or any other scheme: basic auth was removed in 1.19) is
+``system:anonymous`` in ``system:unauthenticated``, which the default RBAC policy lets read only
+``/healthz``, ``/livez``, ``/readyz`` and ``/version`` (``system:public-info-viewer``): anything
+else is 403 with the authorizer's message (``responsewriters.Forbidden``, built by
+:func:`fakeapi._state.authorization.forbidden_error`).
+
+fakeapi has two modes (docs/authentication.md):
+
+- by default nothing is checked: a bearer token names the user, and the journal's and the gate's
+  actor (the scenarios engine gives each actor a kubeconfig whose token is its name); a request
+  without one is anonymous, and everything is allowed;
+- with ``token_auth``, only tokens the server issued are accepted: one per actor name it was asked
+  for (``FakeAPIServer.token_for``), plus ``admin``'s. The user a token was issued for is the
+  actor, so scenarios and journal queries read the same names in both modes.
+
+The authenticated user is on every request (:data:`USER`, set before any handler runs), with its
+groups, for whatever needs to know who asks. Further ways to authenticate (client certificates,
+ServiceAccount tokens) are further :class:`TokenAuthenticator`-like sources in
+:class:`Authentication`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._state.authorization import (
+    ALL_AUTHENTICATED,
+    ALL_UNAUTHENTICATED,
+    PRIVILEGED_GROUP,
+    Attributes,
+    UserInfo,
+    forbidden_error,
+)
+from fakeapi._state.authorization import ANONYMOUS as ANONYMOUS_NAME
+from fakeapi.errors import APIError
+
+__all__ = [
+    "ADMIN",
+    "ANONYMOUS",
+    "USER",
+    "Authentication",
+    "TokenAuthenticator",
+    "User",
+]
+
+AUTHENTICATED = ALL_AUTHENTICATED
+MASTERS = PRIVILEGED_GROUP
+_PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+
+
+@dataclass(frozen=True)
+class User:
+    """``user.Info``: the name, uid, groups and extra of whoever sent a request."""
+
+    name: str
+    groups: tuple[str, ...] = ()
+    uid: str = ""
+    extra: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def anonymous(self) -> bool:
+        return self.name == ANONYMOUS_NAME
+
+    def info(self) -> UserInfo:
+        """The user as authorization reads it."""
+        return UserInfo(self.name, self.groups)
+
+
+ANONYMOUS = User(ANONYMOUS_NAME, (ALL_UNAUTHENTICATED,))
+ADMIN = "admin"
+
+USER: web.RequestKey[User] = web.RequestKey("fakeapi_user", User)
+"""The authenticated user of a request, for any handler that needs it (SelfSubjectReview, audit)."""
+
+
+class TokenAuthenticator:
+    """Bearer tokens the server issued, each for one user (``token/tokenfile``'s static tokens)."""
+
+    def __init__(self) -> None:
+        self._users: dict[str, User] = {}
+        self._tokens: dict[str, str] = {}
+
+    def issue(self, name: str, groups: tuple[str, ...] = (AUTHENTICATED,)) -> str:
+        """The token for ``name``: issued once, the same one every time it is asked for again."""
+        token = self._tokens.get(name)
+        if token is None:
+            token = "fakeapi-" + secrets.token_urlsafe(24)
+            self._tokens[name] = token
+            self._users[token] = User(name, groups, uid=secrets.token_hex(8))
+        return token
+
+    def authenticate(self, token: str) -> User | None:
+        return self._users.get(token)
+
+
+class Authentication:
+    """The chain a request goes through before it is handled (``filters.WithAuthentication``)."""
+
+    def __init__(self, *, token_auth: bool) -> None:
+        self.token_auth = token_auth
+        self.tokens = TokenAuthenticator()
+        self.tokens.issue(ADMIN, (MASTERS, AUTHENTICATED))
+
+    def token_for(self, name: str) -> str:
+        """The bearer token that authenticates as ``name``: the name itself unless tokens are checked."""
+        if not self.token_auth:
+            return name
+        if name == ADMIN:
+            return self.tokens.issue(ADMIN, (MASTERS, AUTHENTICATED))
+        return self.tokens.issue(name)
+
+    def authenticate(self, headers: Mapping[str, str], info: RequestInfo, path: str, method: str) -> User:
+        """The user, or the APIError the apiserver answers (401 for a token it does not know, 403 for
+        an anonymous request to anything but the public paths)."""
+        token = _bearer_token(headers.get("Authorization", ""))
+        if not self.token_auth:
+            return ANONYMOUS if token is None else User(token, (MASTERS, AUTHENTICATED))
+        if token is None:
+            if path in _PUBLIC_PATHS:
+                return ANONYMOUS
+            raise forbidden(ANONYMOUS, info, path, method)
+        user = self.tokens.authenticate(token)
+        if user is None:
+            raise APIError("Unauthorized", reason="Unauthorized", code=401)
+        return user
+
+
+def _bearer_token(authorization: str) -> str | None:
+    """``bearertoken.AuthenticateRequest``: the token of a ``Bearer`` header, None for no usable one."""
+    parts = authorization.strip().split(" ", 2)
+    if len(parts) < 2 or parts[0].lower() != "bearer":
+        return None
+    return parts[1] or None
+
+
+def forbidden(user: User, info: RequestInfo, path: str, method: str) -> APIError:
+    """``responsewriters.Forbidden`` for a request RBAC gave no reason to refuse (docs/rbac.md)."""
+    if not info.is_resource_request:
+        return forbidden_error(Attributes.for_path(user.info(), method.lower(), path))
+    attributes = Attributes.for_resource(
+        user.info(),
+        info.verb,
+        info.resource,
+        api_group=info.group,
+        api_version=info.version,
+        namespace=info.namespace,
+        name=info.name,
+        subresource=info.subresource,
+    )
+    return forbidden_error(attributes)
