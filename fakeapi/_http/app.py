@@ -293,7 +293,7 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     entry.revision_before = state.store.revision
     writes = track_writes()
     try:
-        with deep_recursion():  # Go accepts documents 10,000 levels deep; the handlers walk them
+        with deep_recursion():  # Go accepts documents 10,000 levels deep (docs/depth.md)
             response = await dispatch(request, state)
     except APIError as error:
         context = request.get(PATCH_CONTEXT)

@@ -283,7 +283,7 @@ class Store:
         given = metadata.get("resourceVersion")
         if given not in (None, "", "0"):
             # etcd3 ``Create`` refuses only a resourceVersion that parses as a non-zero number;
-            # anything else is cleared with the rest of the system metadata (docs/create.md).
+            # anything else is cleared with the rest of the system metadata (docs/writes.md).
             revision, problem = parse_uint(str(given))
             if problem is None and revision != 0:
                 raise APIError.internal("resourceVersion should not be set on objects to be created")

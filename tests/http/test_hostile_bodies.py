@@ -1,7 +1,7 @@
 """Hostile bodies and parameters: YAML aliases and keys, deep documents, resourceVersions, DELETE options.
 
 Each request gets the status and Status message the apiserver gives (docs/yaml.md, docs/http-limits.md,
-docs/create.md), nothing stored changes when it is refused, and the server records no failure of its
+docs/writes.md, docs/depth.md), nothing stored changes when it is refused, and the server records no failure of its
 own: a 500 here is one the apiserver answers too, with the same text.
 """
 
