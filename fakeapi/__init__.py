@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fakeapi.errors import APIError
-    from fakeapi.server import FakeAPIServer, GateDecision, GateRequest, JournalEntry, StoreSnapshot, WatchValve
+    from fakeapi.server import (
+        FakeAPIServer,
+        GateDecision,
+        GateRequest,
+        JournalEntry,
+        Permissions,
+        StoreSnapshot,
+        WatchValve,
+    )
 
 __version__ = "0.1.0"
 
@@ -26,6 +34,7 @@ __all__ = [
     "GateDecision",
     "GateRequest",
     "JournalEntry",
+    "Permissions",
     "StoreSnapshot",
     "WatchValve",
     "__version__",
@@ -37,6 +46,7 @@ _HOMES = {
     "GateDecision": "fakeapi.server",
     "GateRequest": "fakeapi.server",
     "JournalEntry": "fakeapi.server",
+    "Permissions": "fakeapi.server",
     "StoreSnapshot": "fakeapi.server",
     "WatchValve": "fakeapi.server",
 }

@@ -133,6 +133,37 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     serve.add_argument(
+        "--authorization",
+        metavar="MODE",
+        choices=("always-allow", "rbac", "AlwaysAllow", "RBAC"),
+        default="always-allow",
+        help=(
+            "always-allow (the default: every request is allowed) or rbac: authorize every request from the "
+            "Roles, ClusterRoles and bindings in the store, as kube-apiserver's RBAC authorizer does, with its "
+            "403s; rbac implies --token-auth (the kubeconfig's admin token is in system:masters)"
+        ),
+    )
+    serve.add_argument(
+        "--service-account",
+        metavar="NAMESPACE/NAME",
+        action="append",
+        default=[],
+        help=(
+            "issue a bearer token that authenticates as that ServiceAccount (system:serviceaccount:NS:NAME, with "
+            "its groups) and print it as 'fakeapi token for NAMESPACE/NAME: TOKEN' before the ready line "
+            "(repeatable)"
+        ),
+    )
+    serve.add_argument(
+        "--permissions-report",
+        metavar="FILE",
+        type=Path,
+        help=(
+            "at exit, write for every identity that sent requests (but admin) which permissions its requests "
+            "used, the rules that allow exactly those, the ones refused, and what its bindings grant unused"
+        ),
+    )
+    serve.add_argument(
         "--actor",
         metavar="NAME",
         action="append",
@@ -424,14 +455,17 @@ async def _serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout,
         tls=args.tls,
         token_auth=args.token_auth,
+        authorization=args.authorization,
     )
-    exposure = _exposure_warning(args.host, args.token_auth, args.tls)
+    token_auth = server.token_auth
+    exposure = _exposure_warning(args.host, token_auth, args.tls)
     if exposure:
         print(exposure, file=sys.stderr)
-    elif args.token_auth and not args.tls:
+    elif token_auth and not args.tls:
         print(
             "fakeapi: note: kubectl and other client-go programs send a bearer token only over HTTPS, so with "
-            "--token-auth alone their requests are anonymous (403); add --tls",
+            "token checks (--token-auth, or --authorization rbac) and no --tls their requests are anonymous "
+            "(403); add --tls",
             file=sys.stderr,
         )
     try:
@@ -458,12 +492,28 @@ async def _serve(args: argparse.Namespace) -> int:
                 return 2
         for name in args.actor:
             _print(f"fakeapi token for {name}: {server.token_for(name)}")
+        for account in args.service_account:
+            _print(f"fakeapi token for {account}: {server.token_for(account, service_account=account)}")
         if not stop.is_set():
             _print(f"fakeapi serving on {server.url}")
             await stop.wait()
     finally:
+        if args.permissions_report is not None:
+            _write_permissions(server, args.permissions_report)
         await server.stop()
     return 0
+
+
+def _write_permissions(server: FakeAPIServer, path: Path) -> None:
+    """Every identity's permissions report, admin's and the anonymous requests' left out."""
+    users = sorted(
+        {entry.user for entry in server.journal if entry.user and entry.user != "admin"} - {"system:anonymous"}
+    )
+    reports = [server.permissions(user=user).text for user in users]
+    try:
+        path.write_text("\n".join(reports) if reports else "No identity but admin sent requests.\n", encoding="utf-8")
+    except OSError as error:
+        print(f"fakeapi: cannot write the permissions report {path}: {error.strerror or error}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,6 +42,12 @@ Marker
     kinds unpacked); a relative path is relative to the rootdir. Markers on the module, class and
     function all apply, farthest first. Preloading writes to the store directly: it leaves the
     journal empty and the test sees only its own requests.
+    ``@pytest.mark.fakeapi(authorization="RBAC")`` authorizes the test's requests from the RBAC
+    objects in the store (docs/rbac.md); the kubeconfigs of ``fakeapi.kubeconfig(service_account=
+    "ns/name")`` (or ``user=``, ``groups=``) authenticate as the identity to judge, the default
+    kubeconfig as ``admin`` in ``system:masters``; ``fakeapi.permissions(service_account=...)``
+    reports what the identity used, was refused and was granted in vain. Other tests run
+    with the session's ``authorization`` (``AlwaysAllow`` unless ``fakeapi_server_options`` says).
 
 The journal, as assertions
     ``fakeapi.requests(**criteria)`` is the journal's requests that match, oldest first, as
@@ -82,7 +88,7 @@ import pytest
 
 if TYPE_CHECKING:
     from fakeapi._state.journal import Journal
-    from fakeapi.server import FakeAPIServer, JournalEntry, StoreSnapshot
+    from fakeapi.server import FakeAPIServer, JournalEntry, Permissions, StoreSnapshot
 
 __all__ = [
     "FakeAPI",
@@ -94,7 +100,7 @@ __all__ = [
     "kube_api_client",
 ]
 
-_MARKER_KEYS = ("crds", "objects")
+_MARKER_KEYS = ("crds", "objects", "authorization")
 # The kubeconfig default each client library computes from KUBECONFIG once, when it is imported.
 _KUBECONFIG_DEFAULTS = {
     "kubernetes.config.kube_config": "~/.kube/config",
@@ -332,18 +338,44 @@ class FakeAPI:
         """Server-side failures while serving this test; any left at teardown fail the test."""
         return self.server.errors
 
-    def kubeconfig(self, path: str | Path | None = None, *, token: str | None = None, context: str = "fakeapi") -> Path:
+    def kubeconfig(
+        self,
+        path: str | Path | None = None,
+        *,
+        token: str | None = None,
+        context: str = "fakeapi",
+        user: str | None = None,
+        groups: Iterable[str] = (),
+        service_account: str | None = None,
+    ) -> Path:
         """A kubeconfig for the server (written once per session unless ``path`` is given).
 
         ``token`` makes the requests of clients using it carry that bearer token, which the journal
-        records as their ``actor``.
+        records as their ``actor``. ``service_account="namespace/name"``, or ``user`` with ``groups``,
+        makes them authenticate as that identity (what RBAC authorization judges them as).
         """
+        groups = tuple(groups)
         if path is None:
-            suffix = "" if token is None else "-" + re.sub(r"[^A-Za-z0-9_.-]", "_", token)
+            who = "-".join(filter(None, (token, user, *groups, service_account)))
+            suffix = "-" + re.sub(r"[^A-Za-z0-9_.-]", "_", who) if who else ""
             path = self._tmp_path_factory.getbasetemp() / "fakeapi" / f"{context}{suffix}.kubeconfig"
             if Path(path).exists():
                 return Path(path)
-        return self.server.kubeconfig(path, token=token, context=context)
+        return self.server.kubeconfig(
+            path, token=token, context=context, user=user, groups=groups, service_account=service_account
+        )
+
+    def permissions(
+        self,
+        actor: str | None = None,
+        *,
+        user: str | None = None,
+        service_account: str | None = None,
+        granted: Iterable[dict[str, Any]] | None = None,
+    ) -> Permissions:
+        """What one identity's requests in this test needed against what it is granted
+        (:meth:`FakeAPIServer.permissions`): ``print(fakeapi.permissions(service_account="ns/op"))``."""
+        return self.server.permissions(actor, user=user, service_account=service_account, granted=granted)
 
     def load(self, *sources: str | Path | dict[str, Any] | Iterable[Any]) -> list[dict[str, Any]]:
         """Create objects (CRDs first) from dicts or YAML/JSON files and folders; returns them as stored."""
@@ -396,12 +428,23 @@ def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any
         unknown = sorted(set(marker.kwargs) - set(_MARKER_KEYS))
         if marker.args or unknown:
             given = [repr(arg) for arg in marker.args] + unknown
-            pytest.fail(f"@pytest.mark.fakeapi takes only crds=[...] and objects=[...], not {', '.join(given)}")
+            pytest.fail(
+                "@pytest.mark.fakeapi takes only crds=[...], objects=[...] and authorization=..., "
+                f"not {', '.join(given)}"
+            )
         for key, target in (("crds", crds), ("objects", objects)):
             value = marker.kwargs.get(key) or []
             for source in [value] if isinstance(value, (str, Path, dict)) else value:
                 target.append(rootdir / source if isinstance(source, (str, Path)) else source)
     return crds, objects
+
+
+def _marker_authorization(request: pytest.FixtureRequest) -> str | None:
+    """The ``authorization`` the closest ``fakeapi`` marker asks for, if any."""
+    for marker in request.node.iter_markers("fakeapi"):
+        if "authorization" in marker.kwargs:
+            return str(marker.kwargs["authorization"])
+    return None
 
 
 @pytest.fixture(scope="session")
@@ -421,6 +464,7 @@ def fakeapi(
     """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
     fakeapi_server.set_gate(None)
     fakeapi_server.restore(_fakeapi_pristine)
+    fakeapi_server.set_authorization(_marker_authorization(request) or fakeapi_server.state.config.authorization)
     crds, objects = _marker_sources(request)
     if crds:
         fakeapi_server.load(*crds)

@@ -22,16 +22,20 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from fakeapi._http.app import build_server
+from fakeapi._http.authentication import Identity
+from fakeapi._http.authorizing import journal_observations
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.certificates import ServingCertificates, generate_certificates
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState, WatchValve
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
+from fakeapi._state.authorization import UserInfo, permissions_report, service_account_username
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal, JournalEntry
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
+from fakeapi._state.permission_reports import granted_roles, render_report
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.store import StoreSnapshot
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
@@ -47,6 +51,7 @@ __all__ = [
     "GateDecision",
     "GateRequest",
     "JournalEntry",
+    "Permissions",
     "StoreSnapshot",
     "WatchValve",
     "new_event_loop",
@@ -112,6 +117,46 @@ def load_rank(document: dict[str, Any]) -> int:
     return 2
 
 
+class Permissions:
+    """A permissions report (:meth:`FakeAPIServer.permissions`): ``str()`` is for a person; ``data``
+    (``used``, ``required``, ``missing``, ``unused``) for a test; ``required_manifests()`` and
+    ``missing_manifests()`` the Role and ClusterRole documents that would grant them."""
+
+    def __init__(self, user: str, data: dict[str, Any], text: str, report: Any) -> None:
+        self.user = user
+        self.data = data
+        self.text = text
+        self._report = report
+
+    def __str__(self) -> str:
+        return self.text
+
+    def required_manifests(self) -> list[dict[str, Any]]:
+        return [entry.manifest(f"required-{entry.namespace or 'cluster'}") for entry in self._report.required]
+
+    def missing_manifests(self) -> list[dict[str, Any]]:
+        return [entry.manifest(f"missing-{entry.namespace or 'cluster'}") for entry in self._report.missing]
+
+
+def _authorization_mode(mode: str) -> str:
+    """``AlwaysAllow`` or ``RBAC``, as kube-apiserver's ``--authorization-mode`` spells them (any case,
+    with or without a dash)."""
+    spelled = {"alwaysallow": "AlwaysAllow", "always-allow": "AlwaysAllow", "rbac": "RBAC"}.get(mode.lower())
+    if spelled is None:
+        raise ValueError(f"authorization is AlwaysAllow or RBAC, not {mode!r}")
+    return spelled
+
+
+def _identity(user: str | None, groups: Iterable[str], service_account: str | None) -> Identity | None:
+    if service_account is not None and (user is not None or tuple(groups)):
+        raise ValueError("give a service_account, or a user (with groups), not both")
+    if service_account is not None:
+        return Identity(service_account=service_account)
+    if user is not None or tuple(groups):
+        return Identity(user=user or "", groups=tuple(groups))
+    return None
+
+
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """uvloop where it is installed (its sockets cost a request less), else asyncio's own loop."""
     try:
@@ -142,6 +187,7 @@ class FakeAPIServer:
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         tls: bool = False,
         token_auth: bool = False,
+        authorization: str = "AlwaysAllow",
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -154,7 +200,12 @@ class FakeAPIServer:
         ``tls`` serves HTTPS with a CA and serving certificate generated at start; kubeconfigs then
         carry the CA (:attr:`ca_certificate`). ``token_auth`` accepts only the bearer tokens the
         server issued (:meth:`token_for`), answering 401 otherwise (docs/authentication.md).
+        ``authorization`` is ``AlwaysAllow`` (every request is allowed) or ``RBAC``: requests are
+        authorized from the Roles, ClusterRoles and bindings in the store, as kube-apiserver's RBAC
+        authorizer does (docs/rbac.md); RBAC implies ``token_auth``, since a token must say who asks.
         """
+        authorization = _authorization_mode(authorization)
+        token_auth = token_auth or authorization == "RBAC"
         self.host = host
         self.port = port
         config = ServerConfig(
@@ -169,6 +220,7 @@ class FakeAPIServer:
             header_timeout=header_timeout,
             idle_timeout=idle_timeout,
             token_auth=token_auth,
+            authorization=authorization,
         )
         self.tls = tls
         self._certificates: ServingCertificates | None = None
@@ -275,13 +327,83 @@ class FakeAPIServer:
     def token_auth(self) -> bool:
         return self.state.authentication.token_auth
 
-    def token_for(self, name: str = "admin") -> str:
+    def token_for(
+        self,
+        name: str = "admin",
+        *,
+        user: str | None = None,
+        groups: Iterable[str] = (),
+        service_account: str | None = None,
+    ) -> str:
         """The bearer token that authenticates as ``name``, and names it as the journal's actor.
 
         Without ``token_auth`` that is the name itself; with it, a token the server issues for the
         name the first time it is asked, and accepts from then on. ``admin`` is in ``system:masters``.
+        An identity makes the token authenticate as someone else while the journal and the gate still
+        say ``name``: ``user`` (with ``groups``), or ``service_account="namespace/name"`` (the
+        ServiceAccount's user and groups, as its own token would give them).
         """
-        return self._call(lambda: self.state.authentication.token_for(name))
+        identity = _identity(user, groups, service_account)
+        return self._call(lambda: self.state.authentication.token_for(name, identity))
+
+    @property
+    def authorization(self) -> str:
+        """``AlwaysAllow`` or ``RBAC``."""
+        return self.state.authorization.mode
+
+    def set_authorization(self, mode: str) -> None:
+        """Switch the authorization mode of a running server (the pytest fixture does it per test).
+
+        ``RBAC`` turns token checks on, as the constructor does; going back to ``AlwaysAllow``
+        restores the token checks the server was made with. Tokens issued before stay valid.
+        """
+        mode = _authorization_mode(mode)
+
+        def switch() -> None:
+            self.state.authorization.mode = mode
+            self.state.authentication.token_auth = self.state.config.token_auth or mode == "RBAC"
+
+        self._call(switch)
+
+    def permissions(
+        self,
+        actor: str | None = None,
+        *,
+        user: str | None = None,
+        service_account: str | None = None,
+        granted: Iterable[dict[str, Any]] | None = None,
+    ) -> Permissions:
+        """What one identity's requests in the journal needed, and how that compares with what it is
+        granted (docs/rbac.md): name it by ``service_account="namespace/name"``, by ``user`` (the
+        name its requests acted as), or by ``actor`` (the journal's name for the sender). ``granted``
+        are the Roles and ClusterRoles to compare with; by default those its bindings in the store
+        grant it."""
+        return self._call(lambda: self._permissions(actor, user, service_account, granted))
+
+    def _permissions(
+        self,
+        actor: str | None,
+        user: str | None,
+        service_account: str | None,
+        granted: Iterable[dict[str, Any]] | None,
+    ) -> Permissions:
+        if sum(value is not None for value in (actor, user, service_account)) != 1:
+            raise ValueError("name the identity by one of actor, user or service_account")
+        entries = list(self.state.journal)
+        if service_account is not None:
+            namespace, _, name = service_account.partition("/")
+            user = service_account_username(namespace, name)
+        elif actor is not None:
+            user = next((entry.user for entry in entries if entry.actor == actor and entry.user), actor)
+        assert user is not None
+        groups = next((entry.groups for entry in entries if entry.user == user), ())
+        source = self.state.authorization.source
+        if granted is None:
+            bindings = self.state.store.bucket(self.resource_type("rbac.authorization.k8s.io/v1", "RoleBinding"))
+            namespaces = sorted({namespace for namespace, _ in bindings})
+            granted = granted_roles(source, UserInfo(user, groups), namespaces)
+        report = permissions_report(journal_observations(entries, user), list(granted))
+        return Permissions(user, report.to_dict(), render_report(report, user), report)
 
     @property
     def journal(self) -> Journal:
@@ -413,13 +535,26 @@ class FakeAPIServer:
         except APIError:
             return None
 
-    def kubeconfig(self, path: str | Path, *, token: str | None = None, context: str = "fakeapi") -> Path:
+    def kubeconfig(
+        self,
+        path: str | Path,
+        *,
+        token: str | None = None,
+        context: str = "fakeapi",
+        user: str | None = None,
+        groups: Iterable[str] = (),
+        service_account: str | None = None,
+    ) -> Path:
         """Write a kubeconfig for this server; ``token`` names the actor the requests come from.
 
-        It authenticates with a bearer token (:meth:`token_for` of ``token``, or of ``admin``), never
-        a username and password, and with ``tls`` it carries the server's CA.
+        It authenticates with a bearer token (:meth:`token_for` of ``token``, or of ``admin``, with
+        the identity ``user``/``groups`` or ``service_account="namespace/name"`` if given), never a
+        username and password, and with ``tls`` it carries the server's CA.
         """
-        user: dict[str, Any] = {"token": self.token_for(token or "admin")}
+        actor = token or (service_account and f"system:serviceaccount:{service_account.replace('/', ':')}") or user
+        credentials: dict[str, Any] = {
+            "token": self.token_for(actor or "admin", user=user, groups=groups, service_account=service_account)
+        }
         cluster: dict[str, Any] = {"server": self.url}
         if self.ca_certificate is not None:
             cluster["certificate-authority-data"] = base64.b64encode(self.ca_certificate).decode()
@@ -427,7 +562,7 @@ class FakeAPIServer:
             "apiVersion": "v1",
             "kind": "Config",
             "clusters": [{"name": context, "cluster": cluster}],
-            "users": [{"name": context, "user": user}],
+            "users": [{"name": context, "user": credentials}],
             "contexts": [{"name": context, "context": {"cluster": context, "user": context, "namespace": "default"}}],
             "current-context": context,
             "preferences": {},

@@ -1,7 +1,8 @@
 """Actors at run time: the context a tick gets, the clients it may use, and the loop of its ticks.
 
-Each actor has its own kubeconfig whose bearer token is the actor's name, so the server knows whose
-request it holds whatever library sent it. The engine makes the clients once per exploration and
+Each actor has its own kubeconfig whose bearer token names the actor (its name itself, or a token
+the server issued for it and for the ServiceAccount it acts as), so the server knows whose request
+it holds whatever library sent it. The engine makes the clients once per exploration and
 reuses them across runs (a run restores the store, not the clients). Handler code that loads
 kubeconfig itself finds the running actor's: while an actor runs, ``KUBECONFIG`` and the cached
 default location of kubernetes_asyncio and kubernetes point at its file; only one actor runs at a

@@ -70,6 +70,7 @@ __all__ = ["FIXED_CLOCK", "Engine", "EngineStuck", "object_key"]
 
 FIXED_CLOCK = 1_700_000_000.0
 _SETUP_TOKEN = "scenarios-setup"
+_SETUP_GROUPS = ("system:masters",)
 _NO_TARGET: ObjectKey = ("", "", "", "")
 _RESENDS_CUT = 3  # urllib3 resends up to three times by default, aiohttp once
 _WATCH_FAULTS = ("watch-drop", "watch-expire")
@@ -115,7 +116,9 @@ class Engine:
         self.settle_timeout = settle_timeout
         self.faults: tuple[Fault, ...] = enabled_faults(scenario.faults)
         self.crashes = "crash" in scenario.faults
-        self.server = FakeAPIServer(clock=lambda: FIXED_CLOCK, seed=scenario.server_seed)
+        self.server = FakeAPIServer(
+            clock=lambda: FIXED_CLOCK, seed=scenario.server_seed, authorization=scenario.authorization
+        )
         self.conductor = Conductor(set(names))
         self.conductor.hold_watches = any(name in _WATCH_FAULTS for name in scenario.faults)
         self.conductor.on_watch = self._watch_opened
@@ -143,8 +146,12 @@ class Engine:
         await self.server.start()
         workdir = Path(self._workdir.name)
         for actor in self.scenario.actors:
-            path = self.server.kubeconfig(workdir / f"{actor.name}.kubeconfig", token=actor.name)
-            clients = ActorClients(actor.name, path, self.server.url, actor.name)
+            account = actor.service_account or None
+            token = self.server.token_for(actor.name, service_account=account)
+            path = self.server.kubeconfig(
+                workdir / f"{actor.name}.kubeconfig", token=actor.name, service_account=account
+            )
+            clients = ActorClients(actor.name, path, self.server.url, token)
             await clients.open()
             self.clients[actor.name] = clients
         await self.prepare(self.scenario.objects)
@@ -189,7 +196,7 @@ class Engine:
         with_status = [obj for obj in objects if obj.get("status") and obj.get("kind") != "CustomResourceDefinition"]
         if not with_status:
             return
-        headers = {"Content-Type": "application/merge-patch+json", "Authorization": f"Bearer {_SETUP_TOKEN}"}
+        headers = {"Content-Type": "application/merge-patch+json", "Authorization": f"Bearer {self._setup_token()}"}
         async with aiohttp.ClientSession(base_url=self.server.url, headers=headers) as session:
             for obj in with_status:
                 group, plural, namespace, name = object_key(self.server, obj)
@@ -205,9 +212,15 @@ class Engine:
         from kubernetes_asyncio import config
 
         assert self.scenario.setup is not None
-        path = self.server.kubeconfig(Path(self._workdir.name) / "setup.kubeconfig", token=_SETUP_TOKEN)
+        path = self.server.kubeconfig(
+            Path(self._workdir.name) / "setup.kubeconfig", token=_SETUP_TOKEN, user=_SETUP_TOKEN, groups=_SETUP_GROUPS
+        )
         async with await config.new_client_from_config(config_file=str(path)) as api:
             await self.scenario.setup(SetupContext(api))
+
+    def _setup_token(self) -> str:
+        """Setup acts as a cluster admin (``system:masters``), whatever the scenario authorizes."""
+        return self.server.token_for(_SETUP_TOKEN, user=_SETUP_TOKEN, groups=_SETUP_GROUPS)
 
     def _fetch(self, key: ObjectKey) -> dict[str, Any] | None:
         kind = self._kinds.get(key[:2])

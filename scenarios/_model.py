@@ -45,13 +45,18 @@ ObjectKey = tuple[str, str, str, str]
 
 @dataclass(frozen=True)
 class Actor:
-    """One racer: it runs ``tick`` up to ``ticks`` times in a row, and survives up to ``restarts`` crashes."""
+    """One racer: it runs ``tick`` up to ``ticks`` times in a row, and survives up to ``restarts`` crashes.
+
+    ``service_account`` (``namespace/name``) is who its requests authenticate as, which matters when
+    the scenario authorizes with RBAC; by default a user named after the actor.
+    """
 
     name: str
     tick: Tick
     ticks: int = 1
     restarts: int = 1
     writer: bool = False
+    service_account: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,8 @@ class Scenario:
     ``setup`` runs once, before the snapshot every run starts from; ``before_run`` at the start of
     every run (replays and shrinking included), for state outside the server the ticks touch.
     ``server_seed`` seeds the fake server's generated names and uids (not the exploration).
+    ``authorization`` is the server's mode: ``AlwaysAllow``, or ``RBAC`` to authorize every actor's
+    requests from the scenario's Roles and bindings (a refusal is the actor's error in the run).
     """
 
     name: str
@@ -118,6 +125,7 @@ class Scenario:
     before_run: RunHook | None = None
     derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     exhaustive: bool = True
+    authorization: str = "AlwaysAllow"
 
     @property
     def title(self) -> str:

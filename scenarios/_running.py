@@ -23,13 +23,28 @@ Actors = Mapping[str, Tick] | Sequence[Actor]
 Ticks = int | Mapping[str, int]
 
 
-def _actors(actors: Actors, *, ticks: Ticks, default_ticks: int, restarts: int, writer: bool) -> list[Actor]:
+def _actors(
+    actors: Actors,
+    *,
+    ticks: Ticks,
+    default_ticks: int,
+    restarts: int,
+    writer: bool,
+    service_accounts: Mapping[str, str],
+) -> list[Actor]:
     if not isinstance(actors, Mapping):
         return list(actors)
     counts = ticks if isinstance(ticks, Mapping) else {}
     every = default_ticks if isinstance(ticks, Mapping) else ticks
     return [
-        Actor(name, tick, ticks=counts.get(name, every), restarts=restarts, writer=writer)
+        Actor(
+            name,
+            tick,
+            ticks=counts.get(name, every),
+            restarts=restarts,
+            writer=writer,
+            service_account=service_accounts.get(name, ""),
+        )
         for name, tick in actors.items()
     ]
 
@@ -53,6 +68,8 @@ def scenario(
     server_seed: int = 1,
     max_steps: int = 400,
     exhaustive: bool = True,
+    authorization: str = "AlwaysAllow",
+    service_accounts: Mapping[str, str] | None = None,
 ) -> Scenario:
     """A scenario.
 
@@ -61,15 +78,25 @@ def scenario(
     (unnamed racers 1, writers 1). ``setup`` runs once before the snapshot every run starts from,
     ``before_run`` (sync or async, no arguments) at the start of every run, replays included, to
     reset state outside the server. ``server_seed`` seeds the server's generated names and uids.
+    ``authorization="RBAC"`` authorizes every request from the Roles and bindings in ``objects``;
+    ``service_accounts`` (``{"actor": "namespace/name"}``) says whom each actor acts as (by
+    default a user named after the actor).
     """
-    racers = _actors(actors, ticks=ticks, default_ticks=1, restarts=restarts, writer=False)
+    accounts = dict(service_accounts or {})
+    racers = _actors(actors, ticks=ticks, default_ticks=1, restarts=restarts, writer=False, service_accounts=accounts)
     foreign = _actors(
-        writers or {}, ticks=ticks if isinstance(ticks, Mapping) else 1, default_ticks=1, restarts=restarts, writer=True
+        writers or {},
+        ticks=ticks if isinstance(ticks, Mapping) else 1,
+        default_ticks=1,
+        restarts=restarts,
+        writer=True,
+        service_accounts=accounts,
     )
     known = {actor.name for actor in (*racers, *foreign)}
-    unknown = sorted(set(ticks) - known) if isinstance(ticks, Mapping) else []
-    if unknown:
-        raise ValueError(f"ticks names actors that do not exist: {', '.join(unknown)}")
+    for what, names in (("ticks", ticks if isinstance(ticks, Mapping) else {}), ("service_accounts", accounts)):
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise ValueError(f"{what} names actors that do not exist: {', '.join(unknown)}")
     return Scenario(
         name=name,
         variant=variant,
@@ -85,6 +112,7 @@ def scenario(
         derive=derive,
         max_steps=max_steps,
         exhaustive=exhaustive,
+        authorization=authorization,
     )
 
 

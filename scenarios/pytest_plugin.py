@@ -44,6 +44,8 @@ _SCENARIO_KEYWORDS = (
     "derive",
     "server_seed",
     "max_steps",
+    "authorization",
+    "service_accounts",
 )
 
 

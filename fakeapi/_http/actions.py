@@ -86,7 +86,9 @@ async def handle_review(
     assert isinstance(strategy, ReviewStrategy)
     if rtype.namespaced:
         review = with_metadata(review, namespace=info.namespace)
-    context = ReviewContext(user_of(request), state.store.token_key, int(state.clock.now()))
+    authorization = state.authorization
+    rbac = authorization.source if authorization.enforcing else None
+    context = ReviewContext(user_of(request), state.store.token_key, int(state.clock.now()), rbac)
     answered = strategy.answer({**review, "apiVersion": rtype.api_version}, context)
     return object_response(answered, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
 

@@ -36,9 +36,11 @@ from fakeapi._http.actions import (
 )
 from fakeapi._http.aggregated import aggregated_version, discovery_response
 from fakeapi._http.authentication import USER, User
+from fakeapi._http.authorizing import request_attributes
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
+from fakeapi._http.impersonation import ImpersonationError, impersonate
 from fakeapi._http.keys import ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.reads import handle_get, handle_list
@@ -48,8 +50,10 @@ from fakeapi._http.scale import handle_scale
 from fakeapi._http.watches import handle_watch
 from fakeapi._http.writes import handle_create, handle_patch, handle_update
 from fakeapi._patching.lazynode import deep_recursion
+from fakeapi._state.authorization import forbidden_error
 from fakeapi._state.journal import JournalEntry
 from fakeapi._state.kinds import BUILTIN_TYPES
+from fakeapi._state.requesters import Requester, acting_for
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.reviews import ReviewStrategy
 from fakeapi._state.store import track_writes
@@ -61,6 +65,13 @@ _BUILTIN_GROUP_VERSIONS = {(t.group, t.version) for t in BUILTIN_TYPES}
 _HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
 
 Handler = Callable[[web.BaseRequest, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
+
+
+def _plain_error(status: int, text: str) -> web.Response:
+    """What Go's ``http.Error`` writes."""
+    response = web.Response(status=status, text=text, content_type="text/plain", charset="utf-8")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def _plain_not_found() -> web.Response:
@@ -220,17 +231,21 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     request[INFO] = info
     user: User | None = None
     refused: APIError | None = None
+    internal: str | None = None
     try:
         user = state.authentication.authenticate(request.headers, info, request.path, request.method)
+        user = impersonate(request.headers, user, request.path_qs, state.authorization.decide)
     except APIError as refusal:
         refused = refusal
+    except ImpersonationError as impersonation_error:
+        internal = impersonation_error.text
     else:
         request[USER] = user
     entry = state.journal.begin(
         method=request.method,
         path=request.path,
         query=request.query_string,
-        actor=None if user is None or user.anonymous else user.name,
+        actor=None if user is None else user.actor_name,
         user_agent=request.headers.get("User-Agent", ""),
         content_type=request.headers.get("Content-Type", ""),
         body=b"",
@@ -241,6 +256,8 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
         subresource=info.subresource,
         namespace=info.namespace,
         name=info.name,
+        user="" if user is None else user.name,
+        groups=() if user is None else user.groups,
     )
     request[ENTRY] = entry
     request[JOURNAL] = state.journal
@@ -248,6 +265,8 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
     if refused is not None:
         return _finish(entry, error_response(refused, pretty=pretty), state)
+    if internal is not None:
+        return _finish(entry, _plain_error(500, internal), state)
     drop_response = False
     after_run: Callable[[], None] | None = None
     if state.gate is not None and info.is_resource_request:
@@ -290,10 +309,18 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
             after_run = decision.after_run
             if decision.valve is not None:
                 request[VALVE] = decision.valve
+    requester = None
+    if user is not None and state.authorization.enforcing:
+        attributes = request_attributes(user, info, request.method, request.path, request.query)
+        verdict = state.authorization.decide(attributes)
+        entry.authorized, entry.authorization_reason = verdict.allowed, verdict.reason
+        if not verdict.allowed:
+            return _finish(entry, error_response(forbidden_error(attributes, verdict.reason), pretty=pretty), state)
+        requester = Requester(attributes)
     entry.revision_before = state.store.revision
     writes = track_writes()
     try:
-        with deep_recursion():  # Go accepts documents 10,000 levels deep (docs/depth.md)
+        with deep_recursion(), acting_for(requester):  # Go accepts documents 10,000 levels deep (docs/depth.md)
             response = await dispatch(request, state)
     except APIError as error:
         context = request.get(PATCH_CONTEXT)

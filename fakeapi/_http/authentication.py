@@ -40,6 +40,7 @@ from fakeapi._state.authorization import (
     Attributes,
     UserInfo,
     forbidden_error,
+    service_account_user,
 )
 from fakeapi._state.authorization import ANONYMOUS as ANONYMOUS_NAME
 from fakeapi.errors import APIError
@@ -49,6 +50,7 @@ __all__ = [
     "ANONYMOUS",
     "USER",
     "Authentication",
+    "Identity",
     "TokenAuthenticator",
     "User",
 ]
@@ -60,16 +62,29 @@ _PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/versio
 
 @dataclass(frozen=True)
 class User:
-    """``user.Info``: the name, uid, groups and extra of whoever sent a request."""
+    """``user.Info``: the name, uid, groups and extra of whoever sent a request.
+
+    ``actor`` is fakeapi's own: the name the journal and the gate know the sender by (a scenario's
+    actor, a test's client), which stays the sender's when a request impersonates another user,
+    and is the user's name when nothing else was said.
+    """
 
     name: str
     groups: tuple[str, ...] = ()
     uid: str = ""
     extra: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    actor: str = ""
 
     @property
     def anonymous(self) -> bool:
         return self.name == ANONYMOUS_NAME
+
+    @property
+    def actor_name(self) -> str | None:
+        """The journal's and the gate's name for the sender (None for an anonymous request)."""
+        if self.actor:
+            return self.actor
+        return None if self.anonymous else self.name
 
     def info(self) -> UserInfo:
         """The user as authorization reads it."""
@@ -83,20 +98,42 @@ USER: web.RequestKey[User] = web.RequestKey("fakeapi_user", User)
 """The authenticated user of a request, for any handler that needs it (SelfSubjectReview, audit)."""
 
 
+@dataclass(frozen=True)
+class Identity:
+    """Who a token authenticates as, when it is not simply the actor's own name: a user with groups
+    (``system:authenticated`` is added, as the authenticator chain adds it), or a ServiceAccount
+    (``namespace/name``), with the groups its token carries."""
+
+    user: str = ""
+    groups: tuple[str, ...] = ()
+    service_account: str = ""
+
+    def as_user(self, actor: str) -> User:
+        if self.service_account:
+            namespace, _, name = self.service_account.partition("/")
+            if not namespace or not name or "/" in name:
+                raise ValueError(f"a ServiceAccount is NAMESPACE/NAME: {self.service_account!r}")
+            account = service_account_user(namespace, name)
+            return User(account.name, account.groups, actor=actor)
+        groups = tuple(dict.fromkeys((*self.groups, AUTHENTICATED)))
+        return User(self.user or actor, groups, actor=actor)
+
+
 class TokenAuthenticator:
     """Bearer tokens the server issued, each for one user (``token/tokenfile``'s static tokens)."""
 
     def __init__(self) -> None:
         self._users: dict[str, User] = {}
-        self._tokens: dict[str, str] = {}
+        self._tokens: dict[tuple[str, str, tuple[str, ...]], str] = {}
 
-    def issue(self, name: str, groups: tuple[str, ...] = (AUTHENTICATED,)) -> str:
-        """The token for ``name``: issued once, the same one every time it is asked for again."""
-        token = self._tokens.get(name)
+    def issue(self, user: User) -> str:
+        """The token for ``user``: issued once, the same one every time it is asked for again."""
+        key = (user.actor, user.name, user.groups)
+        token = self._tokens.get(key)
         if token is None:
             token = "fakeapi-" + secrets.token_urlsafe(24)
-            self._tokens[name] = token
-            self._users[token] = User(name, groups, uid=secrets.token_hex(8))
+            self._tokens[key] = token
+            self._users[token] = User(user.name, user.groups, uid=secrets.token_hex(8), actor=user.actor)
         return token
 
     def authenticate(self, token: str) -> User | None:
@@ -109,30 +146,38 @@ class Authentication:
     def __init__(self, *, token_auth: bool) -> None:
         self.token_auth = token_auth
         self.tokens = TokenAuthenticator()
-        self.tokens.issue(ADMIN, (MASTERS, AUTHENTICATED))
+        self.tokens.issue(_admin())
 
-    def token_for(self, name: str) -> str:
-        """The bearer token that authenticates as ``name``: the name itself unless tokens are checked."""
+    def token_for(self, name: str, identity: Identity | None = None) -> str:
+        """The bearer token that authenticates as ``name`` (the journal's actor), as ``identity`` if
+        given. Without token checks and identity, the name itself: such a token names a user in
+        ``system:masters``."""
+        if identity is not None:
+            return self.tokens.issue(identity.as_user(name))
         if not self.token_auth:
             return name
         if name == ADMIN:
-            return self.tokens.issue(ADMIN, (MASTERS, AUTHENTICATED))
-        return self.tokens.issue(name)
+            return self.tokens.issue(_admin())
+        return self.tokens.issue(User(name, (AUTHENTICATED,), actor=name))
 
     def authenticate(self, headers: Mapping[str, str], info: RequestInfo, path: str, method: str) -> User:
         """The user, or the APIError the apiserver answers (401 for a token it does not know, 403 for
         an anonymous request to anything but the public paths)."""
         token = _bearer_token(headers.get("Authorization", ""))
+        issued = self.tokens.authenticate(token) if token is not None else None
+        if issued is not None:
+            return issued
         if not self.token_auth:
             return ANONYMOUS if token is None else User(token, (MASTERS, AUTHENTICATED))
         if token is None:
             if path in _PUBLIC_PATHS:
                 return ANONYMOUS
             raise forbidden(ANONYMOUS, info, path, method)
-        user = self.tokens.authenticate(token)
-        if user is None:
-            raise APIError("Unauthorized", reason="Unauthorized", code=401)
-        return user
+        raise APIError("Unauthorized", reason="Unauthorized", code=401)
+
+
+def _admin() -> User:
+    return User(ADMIN, (MASTERS, AUTHENTICATED), actor=ADMIN)
 
 
 def _bearer_token(authorization: str) -> str | None:

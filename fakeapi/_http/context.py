@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi._http.authentication import Authentication
+from fakeapi._http.authorizing import Authorization
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
@@ -37,6 +38,7 @@ class ServerConfig:
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     token_auth: bool = False
+    authorization: str = "AlwaysAllow"
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,7 @@ class ServerState:
             max_bytes=self.config.journal_max_bytes,
         )
         self.authentication = Authentication(token_auth=self.config.token_auth)
+        self.authorization = Authorization(self.config.authorization, self.store)
         self.gate: Gate | None = None
         self.server_address = "127.0.0.1:0"
         self.errors: list[str] = []

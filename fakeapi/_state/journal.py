@@ -52,6 +52,12 @@ class JournalEntry:
     fault: str = ""
     body_length: int = 0
     response_length: int = 0
+    user: str = ""
+    groups: tuple[str, ...] = ()
+    authorized: bool | None = None
+    authorization_reason: str = ""
+    """``user``/``groups``: whom the request acted as (after impersonation). ``authorized``: the
+    authorizer's decision under RBAC authorization (None when nothing was checked), with its reason."""
 
     @property
     def committed(self) -> bool:

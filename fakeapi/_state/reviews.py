@@ -5,8 +5,10 @@ A review is a question whose answer comes back in the created object's ``status`
 * ``SelfSubjectReview`` (``kubectl auth whoami``): the requester's user info
   (``selfsubjectreview/rest.go``);
 * ``SelfSubjectAccessReview``, ``LocalSubjectAccessReview``, ``SubjectAccessReview``
-  (``kubectl auth can-i``): allowed, since every request is allowed;
-* ``SelfSubjectRulesReview`` (``kubectl auth can-i --list``): the rules of an allow-all authorizer,
+  (``kubectl auth can-i``): under RBAC authorization, the RBAC authorizer's decision and reason
+  (docs/rbac.md); otherwise allowed, since every request is;
+* ``SelfSubjectRulesReview`` (``kubectl auth can-i --list``): under RBAC authorization the rules
+  that apply to the requester in the namespace; otherwise the rules of an allow-all authorizer,
   every verb on every resource and every non-resource URL, as the RBAC authorizer lists them for
   ``cluster-admin``;
 * ``TokenReview``: whether a token is one this server issued and still valid (:mod:`.tokens`).
@@ -21,6 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakeapi._state.authorization import (
+    RBACSource,
+    self_subject_access_review_status,
+    self_subject_rules_review_status,
+    subject_access_review_status,
+)
+from fakeapi._state.authorization import UserInfo as AuthorizingUser
 from fakeapi._state.strategy import Strategy
 from fakeapi._state.tokens import verify_token
 
@@ -59,9 +68,17 @@ class UserInfo:
 
 @dataclass(frozen=True)
 class ReviewContext:
+    """What a review is answered from. ``rbac`` is the RBAC objects under RBAC authorization; None
+    means every request is allowed, and the access and rules reviews say so."""
+
     user: UserInfo
     token_key: bytes
     now: int
+    rbac: RBACSource | None = None
+
+    @property
+    def requester(self) -> AuthorizingUser:
+        return AuthorizingUser(self.user.username, self.user.groups)
 
 
 def _echo(review: dict[str, Any], status: dict[str, Any], *, spec: bool = True) -> dict[str, Any]:
@@ -78,10 +95,18 @@ def _self_subject_review(review: dict[str, Any], context: ReviewContext) -> dict
 
 
 def _access_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
-    return _echo(review, {"allowed": True})
+    if context.rbac is None:
+        return _echo(review, {"allowed": True})
+    spec = review.get("spec") or {}
+    if review.get("kind") == "SelfSubjectAccessReview":
+        return _echo(review, self_subject_access_review_status(context.rbac, context.requester, spec))
+    return _echo(review, subject_access_review_status(context.rbac, spec))
 
 
 def _rules_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    if context.rbac is not None:
+        spec = review.get("spec") or {}
+        return _echo(review, self_subject_rules_review_status(context.rbac, context.requester, spec))
     status = {
         "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
         "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],

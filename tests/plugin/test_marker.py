@@ -123,7 +123,7 @@ def test_marker_misuse_is_an_error_naming_the_mistake(pytester: pytest.Pytester,
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(
         [
-            "*@pytest.mark.fakeapi takes only crds=[[]...[]] and objects=[[]...[]], not crd",
+            "*@pytest.mark.fakeapi takes only crds=[[]...[]], objects=[[]...[]] and authorization=..., not crd",
             "*missing.yaml*",
             "*no resource of kind Widget in example.com/v1: create its CRD first*",
         ],
@@ -152,3 +152,39 @@ def test_marker_loads_an_operators_deploy_folder_in_dependency_order(
     shutil.copytree(Path(__file__).parent.parent / "data" / "operator-deploy", pytester.path / "operator-deploy")
     (pytester.path / "test_deploy.py").write_text(DEPLOY_TESTS)
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_the_authorization_marker_applies_to_its_test_only(pytester: pytest.Pytester, ini: Callable[..., None]) -> None:
+    ini()
+    pytester.makepyfile(
+        test_authorization="""
+        import urllib.error
+        import urllib.request
+
+        import pytest
+
+        def list_configmaps(fakeapi, token):
+            request = urllib.request.Request(
+                fakeapi.url + "/api/v1/namespaces/default/configmaps", headers={"Authorization": f"Bearer {token}"}
+            )
+            try:
+                with urllib.request.urlopen(request) as response:
+                    return response.status
+            except urllib.error.HTTPError as error:
+                return error.code
+
+        @pytest.mark.fakeapi(authorization="RBAC")
+        def test_rbac(fakeapi):
+            assert fakeapi.server.authorization == "RBAC"
+            assert list_configmaps(fakeapi, fakeapi.server.token_for("alice", user="alice")) == 403
+            assert list_configmaps(fakeapi, fakeapi.server.token_for("admin")) == 200
+            assert list_configmaps(fakeapi, "anything") == 401
+
+        def test_after(fakeapi):
+            assert fakeapi.server.authorization == "AlwaysAllow"
+            assert list_configmaps(fakeapi, fakeapi.server.token_for("alice", user="alice")) == 200
+            assert list_configmaps(fakeapi, "anything") == 200
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2)

@@ -1,20 +1,89 @@
 """``rbac.authorization.k8s.io/v1``: Roles, ClusterRoles and their bindings, stored and served.
 
-Nothing is authorized by them yet: every request is allowed.
+Under RBAC authorization a write of one of these is refused when it grants more than its writer
+holds (escalation prevention, kubernetes ``pkg/registry/rbac/*/policybased``; docs/rbac.md). Every
+write of a ClusterRole is followed, inside the same write, by what the clusterrole-aggregation
+controller does: each ClusterRole with an ``aggregationRule`` gets the rules of the ClusterRoles
+its selectors pick (``pkg/controller/clusterroleaggregation``).
 """
 
 from __future__ import annotations
 
-from fakeapi._state.kinds.declaring import builtin
-from fakeapi._state.resources import ResourceType
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["TYPES"]
+from fakeapi._state.authorization import aggregation_updates, confirm_binding_write, confirm_role_write
+from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.objects import metadata_of
+from fakeapi._state.rbac_objects import StoredRBAC
+from fakeapi._state.requesters import current_requester
+from fakeapi._state.resources import ResourceType
+from fakeapi._state.strategy import Strategy
+
+if TYPE_CHECKING:
+    from fakeapi._state.store import Store
+
+__all__ = ["AGGREGATION_CONTROLLER", "TYPES"]
 
 _GROUP = "rbac.authorization.k8s.io"
+AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
+
+
+class RBACStrategy(Strategy):
+    """Escalation checks on create and update, when the server enforces authorization."""
+
+    def validate_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        self._confirm(store, rtype, obj, None)
+        super().validate_create(store, rtype, obj)
+
+    def validate_update(
+        self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> None:
+        self._confirm(store, rtype, new, old)
+        super().validate_update(store, rtype, new, old, subresource)
+
+    def _confirm(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        requester = current_requester()
+        if requester is None:
+            return
+        attributes = requester.attributes
+        if rtype.plural in ("roles", "clusterroles"):
+            confirm_role_write(StoredRBAC(store), attributes, obj, old)
+        else:
+            confirm_binding_write(StoredRBAC(store), attributes, obj, old)
+
+
+class ClusterRoleStrategy(RBACStrategy):
+    """A ClusterRole's writes also run the aggregation controller."""
+
+    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        aggregate_cluster_roles(store, rtype)
+
+    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        aggregate_cluster_roles(store, rtype)
+
+    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        aggregate_cluster_roles(store, rtype)
+
+
+def aggregate_cluster_roles(store: Store, rtype: ResourceType) -> None:
+    """Write the rules every aggregating ClusterRole should have, where they differ."""
+    roles = [obj for _, obj in sorted(store.bucket(rtype).items())]
+    for name, rules in aggregation_updates(roles).items():
+
+        def with_rules(current: dict[str, Any], rules: list[dict[str, Any]] = rules) -> dict[str, Any]:
+            return {**current, "rules": rules}
+
+        current = store.find(rtype, "", name)
+        if current is not None and metadata_of(current).get("deletionTimestamp") is None:
+            store.update(rtype, "", name, with_rules, manager=AGGREGATION_CONTROLLER, unconditional=True)
+
+
+_RBAC = RBACStrategy()
+_CLUSTER_ROLES = ClusterRoleStrategy()
 
 TYPES: tuple[ResourceType, ...] = (
-    builtin(_GROUP, "v1", "clusterrolebindings", "ClusterRoleBinding", False),
-    builtin(_GROUP, "v1", "clusterroles", "ClusterRole", False),
-    builtin(_GROUP, "v1", "rolebindings", "RoleBinding"),
-    builtin(_GROUP, "v1", "roles", "Role"),
+    builtin(_GROUP, "v1", "clusterrolebindings", "ClusterRoleBinding", False, strategy=_RBAC),
+    builtin(_GROUP, "v1", "clusterroles", "ClusterRole", False, strategy=_CLUSTER_ROLES),
+    builtin(_GROUP, "v1", "rolebindings", "RoleBinding", strategy=_RBAC),
+    builtin(_GROUP, "v1", "roles", "Role", strategy=_RBAC),
 )
