@@ -234,11 +234,11 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     internal: str | None = None
     try:
         user = state.authentication.authenticate(request.headers, info, request.path, request.method)
-        user = impersonate(request.headers, user, request.path_qs, state.authorization.decide)
+        user = impersonate(request.headers, user, state.authorization.decide)
     except APIError as refusal:
         refused = refusal
     except ImpersonationError as impersonation_error:
-        internal = impersonation_error.text
+        internal = impersonation_error.text(request.path_qs)
     else:
         request[USER] = user
     entry = state.journal.begin(
@@ -320,8 +320,12 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     entry.revision_before = state.store.revision
     writes = track_writes()
     try:
-        with deep_recursion(), acting_for(requester):  # Go accepts documents 10,000 levels deep (docs/depth.md)
-            response = await dispatch(request, state)
+        with deep_recursion():  # Go accepts documents 10,000 levels deep (docs/depth.md)
+            if requester is None:
+                response = await dispatch(request, state)
+            else:
+                with acting_for(requester):
+                    response = await dispatch(request, state)
     except APIError as error:
         context = request.get(PATCH_CONTEXT)
         warnings = context.warnings if context is not None else []

@@ -44,12 +44,15 @@ _SERVICE_ACCOUNT = "system:serviceaccount:"
 class ImpersonationError(Exception):
     """A request the filter answers with ``responsewriters.InternalError``: a plain-text 500."""
 
-    def __init__(self, uri: str, problem: str) -> None:
+    def __init__(self, problem: str) -> None:
         super().__init__(problem)
-        # ``http.Error`` of ``Internal Server Error: %q: %v`` (the request URI quoted as Go quotes it),
-        # through the writers' sanitizer, which escapes & < > as HTML does.
-        text = f"Internal Server Error: {_go_quote(uri)}: {problem}"
-        self.text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + "\n"
+        self.problem = problem
+
+    def text(self, uri: str) -> str:
+        """``http.Error`` of ``Internal Server Error: %q: %v`` (the request URI quoted as Go quotes
+        it), through the writers' sanitizer, which escapes & < > as HTML does."""
+        text = f"Internal Server Error: {_go_quote(uri)}: {self.problem}"
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + "\n"
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,7 @@ def _split_service_account(name: str) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
-def _references(headers: CIMultiDictProxy[str], uri: str) -> list[_Reference]:
+def _references(headers: CIMultiDictProxy[str]) -> list[_Reference]:
     """``buildImpersonationRequests``."""
     references: list[_Reference] = []
     requested_user = headers.get(_USER, "")
@@ -100,7 +103,7 @@ def _references(headers: CIMultiDictProxy[str], uri: str) -> list[_Reference]:
         references.append(_Reference("UID", uid, api_version="authentication.k8s.io/v1"))
     if (groups or extras or uid) and not requested_user:
         listed = " ".join(reference.go_text() for reference in references)
-        raise ImpersonationError(uri, f"requested [{listed}] without impersonating a user")
+        raise ImpersonationError(f"requested [{listed}] without impersonating a user")
     return references
 
 
@@ -129,11 +132,14 @@ def _attributes(requester: User, reference: _Reference) -> Attributes:
     )
 
 
-def impersonate(
-    headers: CIMultiDictProxy[str], requester: User, uri: str, authorize: Callable[[Attributes], Decision]
-) -> User:
+def impersonate(headers: CIMultiDictProxy[str], requester: User, authorize: Callable[[Attributes], Decision]) -> User:
     """The user the request acts as: ``requester`` itself without impersonation headers."""
-    references = _references(headers, uri)
+    for name in headers:
+        if name[0] in "Ii" and name[:12].lower() == "impersonate-":
+            break
+    else:
+        return requester
+    references = _references(headers)
     if not references:
         return requester
     groups_given = bool(headers.getall(_GROUP, []))
