@@ -93,6 +93,15 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     serve.add_argument(
+        "--kubeconfig-credentials",
+        choices=("token", "certificate"),
+        default="token",
+        help=(
+            "what the --kubeconfig authenticates with: admin's bearer token (the default) or, with --tls, a "
+            "client certificate for admin in system:masters signed by the server's CA, as kind's kubeconfig has"
+        ),
+    )
+    serve.add_argument(
         "--crd",
         metavar="PATH",
         action="append",
@@ -485,7 +494,7 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         if args.kubeconfig:
             try:
-                server.kubeconfig(args.kubeconfig)
+                server.kubeconfig(args.kubeconfig, certificate=args.kubeconfig_credentials == "certificate")
             except OSError as error:
                 reason = error.strerror or error
                 print(f"fakeapi: cannot write the kubeconfig {args.kubeconfig}: {reason}", file=sys.stderr)
@@ -522,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command != "serve":
         parser.print_help(sys.stderr)
         return 2
+    if args.kubeconfig_credentials == "certificate" and not args.tls:
+        parser.error("--kubeconfig-credentials certificate needs --tls (client certificates are checked in TLS)")
     try:
         return _run(_serve(args))
     except KeyboardInterrupt:

@@ -249,6 +249,7 @@ class FakeAPIServer:
         if sockets:
             self.port = sockets[0].getsockname()[1]
         self.state.server_address = f"{self.host}:{self.port}"
+        self.state.server_scheme = "https" if self.tls else "http"
         return self
 
     async def stop(self) -> None:
@@ -322,6 +323,14 @@ class FakeAPIServer:
     def ca_certificate(self) -> bytes | None:
         """The PEM of the CA that signed the serving certificate (with ``tls``, once started)."""
         return self._certificates.ca_certificate if self._certificates is not None else None
+
+    def client_certificate(self, user: str, groups: Iterable[str] = ()) -> tuple[bytes, bytes]:
+        """A client certificate and its key (PEM), signed by the server's CA, that authenticates as
+        ``user`` (its common name) in ``groups`` (its organizations), as kube-apiserver reads one.
+        Needs ``tls`` and a started server."""
+        if self._certificates is None:
+            raise ValueError("client certificates need a server started with tls=True")
+        return self._certificates.client_certificate(user, tuple(groups))
 
     @property
     def token_auth(self) -> bool:
@@ -544,17 +553,29 @@ class FakeAPIServer:
         user: str | None = None,
         groups: Iterable[str] = (),
         service_account: str | None = None,
+        certificate: bool = False,
     ) -> Path:
         """Write a kubeconfig for this server; ``token`` names the actor the requests come from.
 
         It authenticates with a bearer token (:meth:`token_for` of ``token``, or of ``admin``, with
         the identity ``user``/``groups`` or ``service_account="namespace/name"`` if given), never a
-        username and password, and with ``tls`` it carries the server's CA.
+        username and password, and with ``tls`` it carries the server's CA. ``certificate`` (with
+        ``tls``) writes a client certificate instead, as kind's kubeconfig has one: for ``user``
+        (``admin`` in ``system:masters`` by default) in ``groups``.
         """
-        actor = token or (service_account and f"system:serviceaccount:{service_account.replace('/', ':')}") or user
-        credentials: dict[str, Any] = {
-            "token": self.token_for(actor or "admin", user=user, groups=groups, service_account=service_account)
-        }
+        credentials: dict[str, Any]
+        if certificate:
+            name, member_of = (user, tuple(groups)) if user else ("admin", ("system:masters",))
+            cert, key = self.client_certificate(name, member_of)
+            credentials = {
+                "client-certificate-data": base64.b64encode(cert).decode(),
+                "client-key-data": base64.b64encode(key).decode(),
+            }
+        else:
+            actor = token or (service_account and f"system:serviceaccount:{service_account.replace('/', ':')}") or user
+            credentials = {
+                "token": self.token_for(actor or "admin", user=user, groups=groups, service_account=service_account)
+            }
         cluster: dict[str, Any] = {"server": self.url}
         if self.ca_certificate is not None:
             cluster["certificate-authority-data"] = base64.b64encode(self.ca_certificate).decode()

@@ -88,7 +88,7 @@ async def handle_review(
         review = with_metadata(review, namespace=info.namespace)
     authorization = state.authorization
     rbac = authorization.source if authorization.enforcing else None
-    context = ReviewContext(user_of(request), state.store.token_key, int(state.clock.now()), rbac)
+    context = ReviewContext(user_of(request), state.authentication.authenticate_token, rbac)
     answered = strategy.answer({**review, "apiVersion": rtype.api_version}, context)
     return object_response(answered, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
 

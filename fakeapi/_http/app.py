@@ -42,6 +42,7 @@ from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.impersonation import ImpersonationError, impersonate
 from fakeapi._http.keys import ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
+from fakeapi._http.openid import JWKS_PATH, OPENID_CONFIGURATION_PATH, openid_response
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
@@ -65,6 +66,15 @@ _BUILTIN_GROUP_VERSIONS = {(t.group, t.version) for t in BUILTIN_TYPES}
 _HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
 
 Handler = Callable[[web.BaseRequest, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
+
+
+def _client_certificate(request: web.BaseRequest, state: ServerState) -> bytes | None:
+    """The DER of the client certificate the TLS layer verified, if the client sent one."""
+    if state.server_scheme != "https" or request.transport is None:
+        return None
+    connection = request.transport.get_extra_info("ssl_object")
+    der = connection.getpeercert(binary_form=True) if connection is not None else None
+    return der if isinstance(der, bytes) else None
 
 
 def _plain_error(status: int, text: str) -> web.Response:
@@ -95,6 +105,8 @@ async def _non_resource(request: web.BaseRequest, state: ServerState, info: Requ
         return web.Response(body=discovery.version_info(), content_type="application/json")
     if path in _HEALTH_PATHS:
         return web.Response(text="ok", content_type="text/plain")
+    if path in (OPENID_CONFIGURATION_PATH, JWKS_PATH) and request.method == "GET":
+        return openid_response(state, path)
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
     if path in ("/api", "/apis"):
         aggregated = aggregated_version(request.headers.get("Accept"))
@@ -233,7 +245,9 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     refused: APIError | None = None
     internal: str | None = None
     try:
-        user = state.authentication.authenticate(request.headers, info, request.path, request.method)
+        user = state.authentication.authenticate(
+            request.headers, info, request.path, request.method, _client_certificate(request, state)
+        )
         user = impersonate(request.headers, user, state.authorization.decide)
     except APIError as refusal:
         refused = refusal

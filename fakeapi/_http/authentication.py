@@ -27,11 +27,13 @@ ServiceAccount tokens) are further :class:`TokenAuthenticator`-like sources in
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from fakeapi._http.client_certificates import certificate_user
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state.authorization import (
     ALL_AUTHENTICATED,
@@ -43,7 +45,11 @@ from fakeapi._state.authorization import (
     service_account_user,
 )
 from fakeapi._state.authorization import ANONYMOUS as ANONYMOUS_NAME
+from fakeapi._state.token_authentication import API_AUDIENCES, TokenUser, authenticate_service_account_token
 from fakeapi.errors import APIError
+
+if TYPE_CHECKING:
+    from fakeapi._state.store import Store
 
 __all__ = [
     "ADMIN",
@@ -143,10 +149,25 @@ class TokenAuthenticator:
 class Authentication:
     """The chain a request goes through before it is handled (``filters.WithAuthentication``)."""
 
-    def __init__(self, *, token_auth: bool) -> None:
+    def __init__(self, *, token_auth: bool, store: Store) -> None:
         self.token_auth = token_auth
+        self.store = store
         self.tokens = TokenAuthenticator()
         self.tokens.issue(_admin())
+
+    def authenticate_token(self, token: str, audiences: Sequence[str] = ()) -> TokenUser | None:
+        """The token authenticators in kube-apiserver's order, for a request's bearer token and for
+        TokenReview: the tokens the server issued (its token file: good for the API's own audiences
+        only, ``WrapAudienceAgnosticToken``), then ServiceAccount tokens. None: no authenticator
+        knows the token. ``system:authenticated`` is not added here (the group adder does that)."""
+        issued = self.tokens.authenticate(token)
+        if issued is not None:
+            wanted = list(audiences) or list(API_AUDIENCES)
+            granted = tuple(audience for audience in API_AUDIENCES if audience in wanted)
+            if not granted:
+                return None
+            return TokenUser(issued.name, issued.uid, issued.groups, issued.extra, granted)
+        return authenticate_service_account_token(self.store, token, audiences, self.store.clock.now())
 
     def token_for(self, name: str, identity: Identity | None = None) -> str:
         """The bearer token that authenticates as ``name`` (the journal's actor), as ``identity`` if
@@ -160,13 +181,28 @@ class Authentication:
             return self.tokens.issue(_admin())
         return self.tokens.issue(User(name, (AUTHENTICATED,), actor=name))
 
-    def authenticate(self, headers: Mapping[str, str], info: RequestInfo, path: str, method: str) -> User:
+    def authenticate(
+        self, headers: Mapping[str, str], info: RequestInfo, path: str, method: str, certificate: bytes | None = None
+    ) -> User:
         """The user, or the APIError the apiserver answers (401 for a token it does not know, 403 for
-        an anonymous request to anything but the public paths)."""
+        an anonymous request to anything but the public paths). ``certificate`` is the DER of a
+        verified client certificate, which comes first, as the x509 authenticator does."""
+        if certificate is not None:
+            found = certificate_user(certificate)
+            if found is not None:
+                name, groups, extra = found
+                return User(name, with_authenticated(groups), extra=extra, actor=name)
         token = _bearer_token(headers.get("Authorization", ""))
         issued = self.tokens.authenticate(token) if token is not None else None
         if issued is not None:
             return issued
+        if token is not None and token.count(".") == 2:
+            account = authenticate_service_account_token(self.store, token, (), self.store.clock.now())
+            if account is not None:
+                if not account.authenticated:
+                    raise APIError("Unauthorized", reason="Unauthorized", code=401)
+                groups = with_authenticated(account.groups)
+                return User(account.name, groups, account.uid, account.extra, actor=account.name)
         if not self.token_auth:
             return ANONYMOUS if token is None else User(token, (MASTERS, AUTHENTICATED))
         if token is None:
@@ -174,6 +210,14 @@ class Authentication:
                 return ANONYMOUS
             raise forbidden(ANONYMOUS, info, path, method)
         raise APIError("Unauthorized", reason="Unauthorized", code=401)
+
+
+def with_authenticated(groups: Sequence[str]) -> tuple[str, ...]:
+    """``group.AuthenticatedGroupAdder``: ``system:authenticated`` appended, unless the user already
+    is in it or in ``system:unauthenticated``."""
+    if AUTHENTICATED in groups or ALL_UNAUTHENTICATED in groups:
+        return tuple(groups)
+    return (*groups, AUTHENTICATED)
 
 
 def _admin() -> User:

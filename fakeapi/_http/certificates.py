@@ -5,7 +5,9 @@ that CA (``certificate-authority-data``), so that clients verify the server with
 does the same with a CA it generates at start (ECDSA P-256, with the ``cryptography`` library): the
 serving certificate names ``localhost``, ``127.0.0.1``, ``::1``, the address it listens on and the
 names the ``kubernetes`` Service has in a cluster, as a kubeadm apiserver certificate does
-(docs/authentication.md). Nothing is written to disk but the files ``ssl`` needs to load them.
+(docs/authentication.md). The same CA signs client certificates (a user as the common name, its
+groups as organizations, as kubeadm's admin.conf and kind's kubeconfig carry one), which the server
+asks for and verifies. Nothing is written to disk but the files ``ssl`` needs to load them.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ _CLUSTER_NAMES = ("localhost", "kubernetes", "kubernetes.default", "kubernetes.d
 
 @dataclass(frozen=True)
 class ServingCertificates:
-    """PEM bytes: the CA certificate (what a kubeconfig carries), the serving certificate and its key."""
+    """PEM bytes: the CA certificate (what a kubeconfig carries) and its key, the serving certificate
+    and its key."""
 
     ca_certificate: bytes
+    ca_private_key: bytes
     certificate: bytes
     private_key: bytes
 
@@ -47,7 +51,54 @@ class ServingCertificates:
             key.touch(mode=0o600)
             key.write_bytes(self.private_key)
             context.load_cert_chain(chain, key)
+        # Ask for a client certificate and verify one that comes (Go's VerifyClientCertIfGiven: a
+        # client without one goes on to the other authenticators).
+        context.verify_mode = ssl.CERT_OPTIONAL
+        context.load_verify_locations(cadata=self.ca_certificate.decode("ascii"))
         return context
+
+    def client_certificate(self, user: str, groups: tuple[str, ...] = ()) -> tuple[bytes, bytes]:
+        """A client certificate and its key (PEM) for ``user`` in ``groups``, signed by the CA."""
+        ca = x509.load_pem_x509_certificate(self.ca_certificate)
+        ca_key = serialization.load_pem_private_key(self.ca_private_key, password=None)
+        assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+        key = ec.generate_private_key(ec.SECP256R1())
+        now = datetime.datetime.now(datetime.UTC)
+        subject = x509.Name(
+            [x509.NameAttribute(NameOID.ORGANIZATION_NAME, group) for group in groups]
+            + [x509.NameAttribute(NameOID.COMMON_NAME, user)]
+        )
+        certificate = (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(ca.subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + _VALIDITY)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(_signing_usage(), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256())
+        )
+        pem = serialization.Encoding.PEM
+        private = key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        return certificate.public_bytes(pem), private
+
+
+def _signing_usage() -> x509.KeyUsage:
+    return x509.KeyUsage(
+        digital_signature=True,
+        key_encipherment=False,
+        key_cert_sign=False,
+        crl_sign=False,
+        content_commitment=False,
+        data_encipherment=False,
+        key_agreement=False,
+        encipher_only=False,
+        decipher_only=False,
+    )
 
 
 def _name(common_name: str) -> x509.Name:
@@ -105,20 +156,7 @@ def generate_certificates(host: str) -> ServingCertificates:
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + _VALIDITY)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                key_encipherment=False,
-                key_cert_sign=False,
-                crl_sign=False,
-                content_commitment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
+        .add_extension(_signing_usage(), critical=True)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(x509.SubjectAlternativeName(alternative_names), critical=False)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
@@ -127,6 +165,7 @@ def generate_certificates(host: str) -> ServingCertificates:
     pem = serialization.Encoding.PEM
     return ServingCertificates(
         ca_certificate=ca.public_bytes(pem),
+        ca_private_key=ca_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
         certificate=serving.public_bytes(pem),
         private_key=key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
     )

@@ -145,9 +145,10 @@ class ServerState:
             body_limit=self.config.journal_body_limit,
             max_bytes=self.config.journal_max_bytes,
         )
-        self.authentication = Authentication(token_auth=self.config.token_auth)
+        self.authentication = Authentication(token_auth=self.config.token_auth, store=self.store)
         self.authorization = Authorization(self.config.authorization, self.store)
         self.gate: Gate | None = None
         self.server_address = "127.0.0.1:0"
+        self.server_scheme = "http"
         self.errors: list[str] = []
         self.request_log: Callable[[str], None] | None = None

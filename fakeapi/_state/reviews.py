@@ -11,7 +11,8 @@ A review is a question whose answer comes back in the created object's ``status`
   that apply to the requester in the namespace; otherwise the rules of an allow-all authorizer,
   every verb on every resource and every non-resource URL, as the RBAC authorizer lists them for
   ``cluster-admin``;
-* ``TokenReview``: whether a token is one this server issued and still valid (:mod:`.tokens`).
+* ``TokenReview``: who a token authenticates as, through the server's own token authenticators
+  (docs/authentication.md).
 
 Each kind's descriptor holds its :class:`ReviewStrategy`. Each answer echoes the request's ``metadata`` (``creationTimestamp`` null, as a zero time encodes)
 and ``spec``, keys in Go struct order.
@@ -19,11 +20,12 @@ and ``spec``, keys in Go struct order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi._state.authorization import (
+    ALL_AUTHENTICATED,
     RBACSource,
     self_subject_access_review_status,
     self_subject_rules_review_status,
@@ -31,7 +33,8 @@ from fakeapi._state.authorization import (
 )
 from fakeapi._state.authorization import UserInfo as AuthorizingUser
 from fakeapi._state.strategy import Strategy
-from fakeapi._state.tokens import verify_token
+from fakeapi._state.token_authentication import TokenUser
+from fakeapi.errors import APIError
 
 __all__ = [
     "ACCESS_REVIEW",
@@ -72,8 +75,7 @@ class ReviewContext:
     means every request is allowed, and the access and rules reviews say so."""
 
     user: UserInfo
-    token_key: bytes
-    now: int
+    authenticate_token: Callable[[str, Sequence[str]], TokenUser | None]
     rbac: RBACSource | None = None
 
     @property
@@ -116,24 +118,23 @@ def _rules_review(review: dict[str, Any], context: ReviewContext) -> dict[str, A
 
 
 def _token_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    """``tokenreview/storage.go``: the token through the same authenticators as a request's bearer
+    token, for the audiences asked for (the API's own by default)."""
     spec = review.get("spec") or {}
     token = spec.get("token") if isinstance(spec.get("token"), str) else ""
-    claims = verify_token(context.token_key, token, now=context.now) if token else None
-    if claims is None:
-        return _echo(review, {"user": {}})
-    private = claims.get("kubernetes.io") or {}
-    namespace = private.get("namespace", "")
-    account = private.get("serviceaccount") or {}
-    user = {
-        "username": claims.get("sub", ""),
-        "uid": account.get("uid", ""),
-        "groups": ["system:serviceaccounts", f"system:serviceaccounts:{namespace}", "system:authenticated"],
-    }
-    wanted = spec.get("audiences") or []
-    audiences = [a for a in claims.get("aud") or [] if not wanted or a in wanted]
-    if wanted and not audiences:
-        return _echo(review, {"user": {}})
-    return _echo(review, {"authenticated": True, "user": user, "audiences": audiences})
+    if not token:
+        raise APIError.bad_request("token is required for TokenReview in authentication")
+    wanted = [audience for audience in spec.get("audiences") or [] if isinstance(audience, str)]
+    found = context.authenticate_token(token, wanted)
+    if found is None:
+        # bearertoken.Authenticator's error when no token authenticator knew the token
+        return _echo(review, {"user": {}, "error": "invalid bearer token"})
+    if not found.authenticated:
+        return _echo(review, {"user": {}, "error": found.error})
+    groups = found.groups if ALL_AUTHENTICATED in found.groups else (*found.groups, ALL_AUTHENTICATED)
+    extra = {key: list(values) for key, values in found.extra.items()}
+    user = UserInfo(found.name, tuple(groups), found.uid, extra).as_json()
+    return _echo(review, {"authenticated": True, "user": user, "audiences": list(found.audiences)})
 
 
 class ReviewStrategy(Strategy):

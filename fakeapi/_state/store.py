@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import bisect
 import contextvars
-import hashlib
 import secrets
 import uuid
 from collections import deque
@@ -37,6 +36,7 @@ from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_r
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.signing_keys import SigningKey
 from fakeapi._state.strategy import Strategy
 from fakeapi._state.watching import ADDED, DEFAULT_HISTORY_BYTES, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
@@ -113,7 +113,7 @@ class Store:
         self.versions_kept = versions_kept
         self._random = secrets.SystemRandom() if seed == 0 else _SeededRandom(seed)
         # The key service account tokens are signed with: fixed by the seed, so replays issue the same tokens.
-        self.token_key = secrets.token_bytes(32) if seed == 0 else hashlib.sha256(b"fakeapi tokens %d" % seed).digest()
+        self.signing_key = SigningKey(seed)
 
     # -- reading ---------------------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ def request_token(store: Store, namespace: str, name: str, request: dict[str, An
     bound = _bound_object(store, namespace, name, bound_ref) if bound_ref is not None else None
     now = int(store.clock.now())
     issued = issue_token(
-        store.token_key,
+        store.signing_key,
         namespace=namespace,
         name=name,
         uid=metadata_of(account).get("uid", ""),

@@ -3,23 +3,24 @@
 The apiserver issues a JWT signed with its service-account key (``pkg/serviceaccount/jwt.go``,
 ``claims.go``): the claims ``aud``, ``exp``, ``iat``, ``iss``, ``jti``, ``kubernetes.io`` (the
 namespace, the service account's name and uid, and the pod or secret it is bound to) and ``nbf``,
-``sub`` ``system:serviceaccount:<namespace>:<name>``. fakeapi issues the same claims, signed with
-HMAC-SHA256 under a key the server holds (``HS256``; the apiserver's own key is RSA), so that the
-server can tell its own tokens from any other string: :func:`verify_token` is the other half, for
-whatever authenticates requests. Clients read tokens without verifying them, so they see the
-apiserver's shape.
+``sub`` ``system:serviceaccount:<namespace>:<name>``, serialized as go-jose merges them (keys
+sorted), under the header ``{"alg":"RS256","kid":...}``. fakeapi issues the same, signed with its
+own key (:mod:`.signing_keys`), which it publishes as the apiserver does, so that a token can be
+verified by anyone; :mod:`.token_authentication` is the server's own check, for authentication
+and TokenReview (docs/authentication.md).
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
+import binascii
 import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ISSUER", "IssuedToken", "issue_token", "verify_token"]
+from fakeapi._state.signing_keys import SigningKey
+
+__all__ = ["ISSUER", "IssuedToken", "issue_token", "signature_verifies", "token_claims", "token_header"]
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 
@@ -36,7 +37,7 @@ def _segment(value: dict[str, Any]) -> str:
 
 
 def issue_token(
-    key: bytes,
+    key: SigningKey,
     *,
     namespace: str,
     name: str,
@@ -63,25 +64,49 @@ def issue_token(
         "nbf": issued_at,
         "sub": f"system:serviceaccount:{namespace}:{name}",
     }
-    signing_input = _segment({"alg": "HS256", "typ": "JWT"}) + "." + _segment(claims)
-    signature = hmac.new(key, signing_input.encode("ascii"), hashlib.sha256).digest()
+    signing_input = _segment({"alg": "RS256", "kid": key.key_id}) + "." + _segment(claims)
+    signature = key.sign(signing_input.encode("ascii"))
     token = signing_input + "." + base64.urlsafe_b64encode(signature).rstrip(b"=").decode("ascii")
     return IssuedToken(token, expires_at)
 
 
-def verify_token(key: bytes, token: str, *, now: int) -> dict[str, Any] | None:
-    """The claims of a token this server issued and that has not expired; None for anything else."""
+def token_claims(token: str) -> dict[str, Any] | None:
+    """The claims of a compact JWS, unverified: what ``hasCorrectIssuer`` looks at before anything
+    else (None for anything that is not three base64url parts around a JSON object)."""
     parts = token.split(".")
-    if len(parts) != 3:
+    if len(parts) != 3 or token.lstrip().startswith("{"):
         return None
-    expected = hmac.new(key, f"{parts[0]}.{parts[1]}".encode("ascii", "replace"), hashlib.sha256).digest()
     try:
-        signature = base64.urlsafe_b64decode(parts[2] + "=" * (-len(parts[2]) % 4))
-        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        claims = json.loads(_decode(parts[1]))
     except ValueError:
         return None
-    if not hmac.compare_digest(signature, expected) or not isinstance(claims, dict):
-        return None
-    if not isinstance(claims.get("exp"), int) or claims["exp"] <= now or claims.get("nbf", 0) > now:
-        return None
-    return claims
+    return claims if isinstance(claims, dict) else None
+
+
+def token_header(token: str) -> dict[str, Any]:
+    """The JOSE header of a compact JWS (empty when unreadable)."""
+    try:
+        header = json.loads(_decode(token.split(".", 1)[0]))
+    except ValueError:
+        return {}
+    return header if isinstance(header, dict) else {}
+
+
+def signature_verifies(key: SigningKey, token: str) -> bool:
+    """Whether the token's header names this key and its signature is the key's."""
+    head, payload, signature = token.split(".")
+    try:
+        header = json.loads(_decode(head))
+        raw = _decode(signature)
+    except ValueError:
+        return False
+    if not isinstance(header, dict) or header.get("alg") != "RS256" or header.get("kid", key.key_id) != key.key_id:
+        return False
+    return key.verifies(f"{head}.{payload}".encode("ascii", "replace"), raw)
+
+
+def _decode(segment: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+    except (binascii.Error, ValueError) as error:
+        raise ValueError(str(error)) from None

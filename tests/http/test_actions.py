@@ -126,7 +126,7 @@ async def test_a_token_request_answers_a_token_for_the_service_account(client: R
         "/apis/authentication.k8s.io/v1/tokenreviews",
         {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": "a.b.c"}},
     )
-    assert forged.json()["status"] == {"user": {}}
+    assert forged.json()["status"] == {"user": {}, "error": "invalid bearer token"}
 
 
 async def test_a_token_request_is_validated_and_needs_the_service_account(client: RawClient) -> None:

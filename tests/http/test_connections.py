@@ -115,7 +115,11 @@ async def test_a_header_dribbler_is_cut_at_the_read_header_timeout(quick: FakeAP
     reader, writer = await asyncio.open_connection(quick.host, quick.port)
     writer.write(b"GET /version HTTP/1.1\r\nHost: x\r\n")
     await writer.drain()
-    assert await asyncio.wait_for(reader.read(), 30) == b""  # closed, no reply
+    try:
+        answer = await asyncio.wait_for(reader.read(), 30)
+    except ConnectionResetError:  # a close with the request's bytes still unread is a reset
+        answer = b""
+    assert answer == b""  # closed, no reply
     writer.close()
 
 

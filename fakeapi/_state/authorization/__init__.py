@@ -20,6 +20,7 @@ from fakeapi._state.authorization.attributes import (
     PRIVILEGED_GROUP,
     Attributes,
     UserInfo,
+    service_account_groups,
     service_account_user,
     service_account_username,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "permissions_report",
     "self_subject_access_review_status",
     "self_subject_rules_review_status",
+    "service_account_groups",
     "service_account_user",
     "service_account_username",
     "subject_access_review_status",
