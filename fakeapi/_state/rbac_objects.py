@@ -35,11 +35,10 @@ class StoredRBAC:
         return self._store.find(self._type("roles"), namespace, name)
 
     def role_bindings(self, namespace: str) -> Iterable[Mapping[str, Any]]:
-        bucket = self._store.bucket(self._type("rolebindings"))
-        return [obj for (ns, _), obj in sorted(bucket.items()) if ns == namespace]
+        return self._store.items(self._type("rolebindings"), namespace)
 
     def cluster_role(self, name: str) -> Mapping[str, Any] | None:
         return self._store.find(self._type("clusterroles"), "", name)
 
     def cluster_role_bindings(self) -> Iterable[Mapping[str, Any]]:
-        return [obj for _, obj in sorted(self._store.bucket(self._type("clusterrolebindings")).items())]
+        return self._store.items(self._type("clusterrolebindings"), None)

@@ -30,6 +30,7 @@ from fakeapi._state.authorization.attributes import UserInfo, matches_service_ac
 from fakeapi._state.authorization.goformat import quote
 from fakeapi._state.authorization.rules import PolicyRule
 from fakeapi._state.authorization.sources import RBACSource
+from fakeapi._state.authorization.subject_index import candidate_bindings
 from fakeapi.errors import APIError, GroupResource
 
 __all__ = ["Grant", "ResolutionError", "RoleLookup", "applies_to", "role_reference_rules", "rules_for", "visit_rules"]
@@ -162,7 +163,7 @@ def _visit_bindings(
     source: RBACSource, user: UserInfo, bindings: Any, namespace: str, lookup: RoleLookup
 ) -> Iterator[Grant | ResolutionError]:
     cluster_wide = not namespace
-    for binding in bindings:
+    for binding in candidate_bindings(list(bindings), namespace, user):
         subject = applies_to(user, binding.get("subjects"), namespace)
         if subject is None:
             continue
