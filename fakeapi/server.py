@@ -167,7 +167,8 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 
 
 class FakeAPIServer:
-    """A fake kube-apiserver. Use ``async with FakeAPIServer() as server`` or ``with server.in_thread()``."""
+    """A fake kube-apiserver. Use ``async with FakeAPIServer() as server`` in async code, or ``with
+    FakeAPIServer() as server`` (it serves from a thread of its own) in sync code."""
 
     def __init__(
         self,

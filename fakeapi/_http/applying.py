@@ -13,7 +13,6 @@ without ``x-kubernetes-list-type``; built-ins' keyed lists are not merged per el
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fakeapi._patching.godecode import normalize
@@ -148,6 +147,3 @@ def merge_applied(
     result_meta = dict(result.get("metadata") or {})
     result_meta["managedFields"] = [mine, *kept]
     return {**result, "metadata": result_meta}
-
-
-ApplyCompute = Callable[[dict[str, Any]], dict[str, Any]]

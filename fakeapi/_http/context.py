@@ -8,7 +8,7 @@ run as they come.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from fakeapi._http.authentication import Authentication
@@ -122,7 +122,6 @@ class GateDecision:
     stale_revision: int | None = None
     after_run: Callable[[], None] | None = None
     valve: WatchValve | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 Gate = Callable[[GateRequest], Awaitable[GateDecision | None]]

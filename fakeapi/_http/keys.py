@@ -1,4 +1,4 @@
-"""Typed keys for what the middleware and the handlers keep on a request."""
+"""Typed keys for what the journaled handler (``app.journaled``) and the handlers keep on a request."""
 
 from __future__ import annotations
 

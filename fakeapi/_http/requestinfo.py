@@ -29,7 +29,6 @@ class RequestInfo:
     resource: str = ""
     name: str = ""
     subresource: str = ""
-    extra_parts: tuple[str, ...] = ()
     legacy_watch: bool = False
 
     @property
@@ -85,6 +84,5 @@ def parse_request_info(method: str, path: str, query: Mapping[str, str]) -> Requ
         resource=resource,
         name=name,
         subresource=subresource,
-        extra_parts=tuple(rest[3:]),
         legacy_watch=legacy_watch,
     )

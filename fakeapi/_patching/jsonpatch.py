@@ -128,7 +128,6 @@ class PatchOutcome:
     root: Node | None = None
     error: str | None = None
     panic: str | None = None
-    copied_bytes: int = 0
     failed_tests: list[tuple[str, Node | None, Node | None]] = field(default_factory=list)
     empty_document: bool = False
     document: Any = None
@@ -430,5 +429,4 @@ def apply_patch(document: Any, patch: JSONPatch | Sequence[Operation | None], co
         outcome.panic = str(failure)
         return outcome
     outcome.root = applier.root
-    outcome.copied_bytes = applier.copied
     return outcome

@@ -68,14 +68,6 @@ class Registry:
     def types_in(self, group: str, version: str) -> list[ResourceType]:
         return [rtype for rtype in self.all_types() if rtype.group == group and rtype.version == version]
 
-    def storage_type(self, group: str, plural: str) -> ResourceType | None:
-        """The type objects of a resource are stored at (the CRD's storage version)."""
-        candidates = [rtype for rtype in self.all_types() if rtype.group == group and rtype.plural == plural]
-        for rtype in candidates:
-            if rtype.storage_version in ("", rtype.version):
-                return rtype
-        return candidates[0] if candidates else None
-
     def custom_types_of(self, crd_name: str) -> list[ResourceType]:
         return list(self._custom.get(crd_name, ()))
 

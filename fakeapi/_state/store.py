@@ -24,7 +24,7 @@ import contextvars
 import secrets
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -489,9 +489,6 @@ class Store:
         self.hub.restore_history(snapshot.history, snapshot.compacted_through)
         if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
             self._random.setstate(snapshot.random_state)
-
-    def all_buckets(self) -> Iterator[tuple[tuple[str, str], dict[Key, dict[str, Any]]]]:
-        return iter(list(self.objects.items()))
 
 
 def _rv_required_cause() -> Cause:
