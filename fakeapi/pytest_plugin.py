@@ -464,7 +464,7 @@ def fakeapi(
     """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
     fakeapi_server.set_gate(None)
     fakeapi_server.restore(_fakeapi_pristine)
-    fakeapi_server.set_authorization(_marker_authorization(request) or fakeapi_server.state.config.authorization)
+    fakeapi_server.set_authorization(_marker_authorization(request) or fakeapi_server.configured_authorization)
     crds, objects = _marker_sources(request)
     if crds:
         fakeapi_server.load(*crds)

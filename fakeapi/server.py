@@ -361,6 +361,11 @@ class FakeAPIServer:
         """``AlwaysAllow`` or ``RBAC``."""
         return self.state.authorization.mode
 
+    @property
+    def configured_authorization(self) -> str:
+        """The authorization mode the server was made with (what :meth:`set_authorization` returns to)."""
+        return self.state.config.authorization
+
     def set_authorization(self, mode: str) -> None:
         """Switch the authorization mode of a running server (the pytest fixture does it per test).
 
