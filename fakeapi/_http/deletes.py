@@ -16,7 +16,7 @@ from fakeapi._http.context import ServerState
 from fakeapi._http.negotiation import (
     body_media_type,
 )
-from fakeapi._http.options import parse_delete_options, parse_list_options
+from fakeapi._http.options import DeleteOptions, parse_delete_options, parse_list_options
 from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response
@@ -127,7 +127,7 @@ async def handle_delete(
         info.name,
         uid=options.uid,
         resource_version=options.resource_version,
-        propagation=options.propagation,
+        propagation=_propagation(options),
         dry_run=options.dry_run,
     )
     if committed.deleted and (rtype.group, rtype.kind) not in _RETURNS_DELETED_OBJECT:
@@ -153,7 +153,7 @@ async def handle_delete_collection(
             rtype,
             meta.get("namespace", ""),
             meta.get("name", ""),
-            propagation=delete_options.propagation,
+            propagation=_propagation(delete_options),
             dry_run=delete_options.dry_run,
         )
         deleted.append(served(rtype, committed.object))
@@ -165,3 +165,13 @@ async def handle_delete_collection(
         items = [{k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in deleted]
         body = {"kind": rtype.list_kind, "apiVersion": rtype.api_version, "metadata": list_meta, "items": items}
     return object_response(body, media_type=answer.media_type, pretty=pretty(request))
+
+
+def _propagation(options: DeleteOptions) -> str | None:
+    """The policy asked for: ``propagationPolicy``, or the deprecated ``orphanDependents`` (true is
+    Orphan, false Background, as ``shouldOrphanDependents`` reads it); None for the kind's default."""
+    if options.propagation is not None:
+        return options.propagation
+    if options.orphan_dependents is not None:
+        return "Orphan" if options.orphan_dependents else "Background"
+    return None

@@ -30,7 +30,7 @@ from typing import Any
 
 from fakeapi._patching.goencode import encode
 from fakeapi._patching.gostrconv import parse_uint
-from fakeapi._state import controllers
+from fakeapi._state import controllers, garbage_collector
 from fakeapi._state.clock import Clock
 from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_revision_slot
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
@@ -428,7 +428,8 @@ class Store:
                 f"in record ({meta.get('resourceVersion')}). The object might have been modified",
             )
         finalizers = list(meta.get("finalizers") or [])
-        policy_finalizer = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(propagation or "")
+        propagation = propagation or strategy.default_propagation(rtype)
+        policy_finalizer = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(propagation)
         if policy_finalizer and strategy.garbage_collected(rtype) and policy_finalizer not in finalizers:
             finalizers.append(policy_finalizer)
         if not finalizers and not strategy.graceful(rtype, current):
@@ -443,12 +444,17 @@ class Store:
             return Committed(marked, changed=False)
         stored = self.persist(rtype, marked, MODIFIED, current)
         strategy.after_update(self, rtype, stored, current)
+        if policy_finalizer:
+            garbage_collector.owner_marked(self, rtype, stored)
+            stored = self.find(rtype, namespace, name) or stored
         return Committed(stored, changed=True)
 
     def delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
         """Remove an object at once (its last finalizer is gone, or it never had one)."""
         deleted = self.persist(rtype, current, DELETED, current)
         rtype.rules.after_delete(self, rtype, deleted)
+        garbage_collector.owner_deleted(self, rtype, deleted)
+        garbage_collector.dependent_deleted(self, deleted)
         namespace = metadata_of(current).get("namespace")
         if namespace and rtype.namespaced:
             controllers.finalize_namespace(self, namespace)

@@ -57,6 +57,10 @@ class Strategy:
     def garbage_collected(self, rtype: ResourceType) -> bool:
         return True
 
+    def default_propagation(self, rtype: ResourceType) -> str:
+        """``DefaultGarbageCollectionPolicy``: what a delete without a policy does to dependents."""
+        return "Background"
+
     def graceful(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
         return False
 

@@ -10,6 +10,15 @@ from fakeapi._state.tables.workloads import JOB_PRINTER
 
 __all__ = ["TYPES"]
 
+
+class JobStrategy(GenerationStrategy):
+    """``jobStrategy.DefaultGarbageCollectionPolicy``: batch/v1 orphans a deleted Job's pods unless
+    the delete says otherwise, for backward compatibility (``pkg/registry/batch/job/strategy.go``)."""
+
+    def default_propagation(self, rtype: ResourceType) -> str:
+        return "Orphan"
+
+
 TYPES: tuple[ResourceType, ...] = (
     builtin(
         "batch",
@@ -28,7 +37,7 @@ TYPES: tuple[ResourceType, ...] = (
         "Job",
         categories=("all",),
         subresources=(Subresource("status"),),
-        strategy=GenerationStrategy(),
+        strategy=JobStrategy(),
         defaulter=job_defaults,
         printer=JOB_PRINTER,
         patch_struct="Job",
