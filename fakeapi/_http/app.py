@@ -35,8 +35,7 @@ from fakeapi._http.actions import (
     handle_token,
 )
 from fakeapi._http.aggregated import aggregated_version, discovery_response
-from fakeapi._http.authentication import USER, User
-from fakeapi._http.authorizing import request_attributes
+from fakeapi._http.authentication import USER, User, request_attributes
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
@@ -246,7 +245,7 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     internal: str | None = None
     try:
         user = state.authentication.authenticate(
-            request.headers, info, request.path, request.method, _client_certificate(request, state)
+            request.headers, info, request.path, request.method, request.query, _client_certificate(request, state)
         )
         user = impersonate(request.headers, user, state.authorization.decide)
     except APIError as refusal:

@@ -45,6 +45,7 @@ from fakeapi._state.authorization import (
     service_account_user,
 )
 from fakeapi._state.authorization import ANONYMOUS as ANONYMOUS_NAME
+from fakeapi._state.selectors import SelectorError, parse_field_selector
 from fakeapi._state.token_authentication import API_AUDIENCES, TokenUser, authenticate_service_account_token
 from fakeapi.errors import APIError
 
@@ -59,6 +60,7 @@ __all__ = [
     "Identity",
     "TokenAuthenticator",
     "User",
+    "request_attributes",
 ]
 
 AUTHENTICATED = ALL_AUTHENTICATED
@@ -182,7 +184,13 @@ class Authentication:
         return self.tokens.issue(User(name, (AUTHENTICATED,), actor=name))
 
     def authenticate(
-        self, headers: Mapping[str, str], info: RequestInfo, path: str, method: str, certificate: bytes | None = None
+        self,
+        headers: Mapping[str, str],
+        info: RequestInfo,
+        path: str,
+        method: str,
+        query: Mapping[str, str],
+        certificate: bytes | None = None,
     ) -> User:
         """The user, or the APIError the apiserver answers (401 for a token it does not know, 403 for
         an anonymous request to anything but the public paths). ``certificate`` is the DER of a
@@ -208,7 +216,7 @@ class Authentication:
         if token is None:
             if path in _PUBLIC_PATHS:
                 return ANONYMOUS
-            raise forbidden(ANONYMOUS, info, path, method)
+            raise forbidden(ANONYMOUS, info, path, method, query)
         raise APIError("Unauthorized", reason="Unauthorized", code=401)
 
 
@@ -232,18 +240,28 @@ def _bearer_token(authorization: str) -> str | None:
     return parts[1] or None
 
 
-def forbidden(user: User, info: RequestInfo, path: str, method: str) -> APIError:
-    """``responsewriters.Forbidden`` for a request RBAC gave no reason to refuse (docs/rbac.md)."""
+def request_attributes(user: User, info: RequestInfo, method: str, path: str, query: Mapping[str, str]) -> Attributes:
+    """``GetAuthorizerAttributes`` of one request."""
     if not info.is_resource_request:
-        return forbidden_error(Attributes.for_path(user.info(), method.lower(), path))
-    attributes = Attributes.for_resource(
+        return Attributes.for_path(user.info(), method.lower(), path)
+    name = info.name
+    if info.verb in ("list", "watch") and not name and query.get("fieldSelector"):
+        try:
+            name = parse_field_selector(query["fieldSelector"]).required_value("metadata.name") or ""
+        except SelectorError:
+            name = ""
+    return Attributes.for_resource(
         user.info(),
         info.verb,
         info.resource,
         api_group=info.group,
         api_version=info.version,
         namespace=info.namespace,
-        name=info.name,
+        name=name,
         subresource=info.subresource,
     )
-    return forbidden_error(attributes)
+
+
+def forbidden(user: User, info: RequestInfo, path: str, method: str, query: Mapping[str, str]) -> APIError:
+    """``responsewriters.Forbidden`` for a request RBAC gave no reason to refuse (docs/rbac.md)."""
+    return forbidden_error(request_attributes(user, info, method, path, query))

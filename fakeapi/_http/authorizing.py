@@ -13,47 +13,24 @@ checked) and ``RBAC`` (``system:masters`` first, then the RBAC objects in the st
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from urllib.parse import parse_qsl
 
 from multidict import MultiDict
 
-from fakeapi._http.authentication import User
-from fakeapi._http.requestinfo import RequestInfo, parse_request_info
+from fakeapi._http.authentication import User, request_attributes
+from fakeapi._http.requestinfo import parse_request_info
 from fakeapi._state.authorization import Attributes, Decision, Observation, authorize
 from fakeapi._state.journal import JournalEntry
 from fakeapi._state.rbac_objects import StoredRBAC
-from fakeapi._state.selectors import SelectorError, parse_field_selector
 from fakeapi._state.store import Store
 
-__all__ = ["ALWAYS_ALLOW", "MODES", "RBAC", "Authorization", "journal_observations", "request_attributes"]
+__all__ = ["ALWAYS_ALLOW", "MODES", "RBAC", "Authorization", "journal_observations"]
 
 ALWAYS_ALLOW = "AlwaysAllow"
 RBAC = "RBAC"
 MODES = (ALWAYS_ALLOW, RBAC)
 _ALLOWED = Decision(True)
-
-
-def request_attributes(user: User, info: RequestInfo, method: str, path: str, query: Mapping[str, str]) -> Attributes:
-    """``GetAuthorizerAttributes`` of one request."""
-    if not info.is_resource_request:
-        return Attributes.for_path(user.info(), method.lower(), path)
-    name = info.name
-    if info.verb in ("list", "watch") and not name and query.get("fieldSelector"):
-        try:
-            name = parse_field_selector(query["fieldSelector"]).required_value("metadata.name") or ""
-        except SelectorError:
-            name = ""
-    return Attributes.for_resource(
-        user.info(),
-        info.verb,
-        info.resource,
-        api_group=info.group,
-        api_version=info.version,
-        namespace=info.namespace,
-        name=name,
-        subresource=info.subresource,
-    )
 
 
 class Authorization:

@@ -63,28 +63,44 @@ class ServingCertificates:
         ca_key = serialization.load_pem_private_key(self.ca_private_key, password=None)
         assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
         key = ec.generate_private_key(ec.SECP256R1())
-        now = datetime.datetime.now(datetime.UTC)
         subject = x509.Name(
             [x509.NameAttribute(NameOID.ORGANIZATION_NAME, group) for group in groups]
             + [x509.NameAttribute(NameOID.COMMON_NAME, user)]
         )
-        certificate = (
-            x509.CertificateBuilder()
-            .subject_name(subject)
-            .issuer_name(ca.subject)
-            .public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + _VALIDITY)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(_signing_usage(), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-            .sign(ca_key, hashes.SHA256())
-        )
+        certificate = _leaf(subject, key, ca, ca_key, ExtendedKeyUsageOID.CLIENT_AUTH)
         pem = serialization.Encoding.PEM
         private = key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
         return certificate.public_bytes(pem), private
+
+
+def _leaf(
+    subject: x509.Name,
+    key: ec.EllipticCurvePrivateKey,
+    ca: x509.Certificate,
+    ca_key: ec.EllipticCurvePrivateKey,
+    usage: x509.ObjectIdentifier,
+    names: x509.SubjectAlternativeName | None = None,
+) -> x509.Certificate:
+    """A certificate for ``key`` that the CA signs, good for one extended usage (serving or client)."""
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(ca.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + _VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(_signing_usage(), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+    )
+    if names is not None:
+        builder = builder.add_extension(names, critical=False)
+    builder = builder.add_extension(
+        x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
+    )
+    return builder.sign(ca_key, hashes.SHA256())
 
 
 def _signing_usage() -> x509.KeyUsage:
@@ -147,20 +163,13 @@ def generate_certificates(host: str) -> ServingCertificates:
         if not ipaddress.ip_address(host).is_unspecified:
             addresses.add(host)
     alternative_names += [x509.IPAddress(ipaddress.ip_address(address)) for address in sorted(addresses)]
-    serving = (
-        x509.CertificateBuilder()
-        .subject_name(_name("kube-apiserver"))
-        .issuer_name(ca.subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + _VALIDITY)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(_signing_usage(), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .add_extension(x509.SubjectAlternativeName(alternative_names), critical=False)
-        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-        .sign(ca_key, hashes.SHA256())
+    serving = _leaf(
+        _name("kube-apiserver"),
+        key,
+        ca,
+        ca_key,
+        ExtendedKeyUsageOID.SERVER_AUTH,
+        x509.SubjectAlternativeName(alternative_names),
     )
     pem = serialization.Encoding.PEM
     return ServingCertificates(

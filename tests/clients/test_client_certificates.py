@@ -12,29 +12,17 @@ import pytest
 import yaml
 
 from fakeapi import FakeAPIServer
-from tests.cli.serving import READ_TIMEOUT, ServeProcess, console_script, home_env, require_tool
+from tests.cli.serving import READ_TIMEOUT, ServeProcess, console_script, home_env
+from tests.clients.local import run_kubectl, threaded_server
 
 
 @pytest.fixture
 def server() -> Iterator[FakeAPIServer]:
-    running = FakeAPIServer(tls=True, authorization="RBAC").start_in_thread()
-    try:
+    with threaded_server(tls=True, authorization="RBAC") as running:
         yield running
-    finally:
-        running.stop_thread()
-    assert running.errors == []
 
 
-def kubectl(kubeconfig: Path, home: Path, *args: str) -> tuple[int, str, str]:
-    binary = require_tool("kubectl", "driving the real kubectl with a client certificate")
-    done = subprocess.run(
-        [binary, "--kubeconfig", str(kubeconfig), "--cache-dir", str(home / "cache"), *args],
-        capture_output=True,
-        text=True,
-        timeout=READ_TIMEOUT,
-        env=home_env(home),
-    )
-    return done.returncode, done.stdout, done.stderr
+kubectl = run_kubectl
 
 
 def test_a_kind_shaped_kubeconfig_authenticates_kubectl_as_its_certificate(

@@ -5,7 +5,6 @@ reference, foreground deletes them first and keeps the owner until none blocks i
 from __future__ import annotations
 
 import json
-import subprocess
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from fakeapi import FakeAPIServer
-from tests.cli.serving import READ_TIMEOUT, home_env, require_tool
+from tests.clients.local import run_kubectl, threaded_server
 
 LABELS = {"app": "web"}
 POD_SPEC: dict[str, Any] = {"containers": [{"name": "web", "image": "nginx"}]}
@@ -23,25 +22,12 @@ TEMPLATE: dict[str, Any] = {"metadata": {"labels": LABELS}, "spec": POD_SPEC}
 
 @pytest.fixture
 def server() -> Iterator[FakeAPIServer]:
-    running = FakeAPIServer().start_in_thread()
-    try:
+    with threaded_server() as running:
         yield running
-    finally:
-        running.stop_thread()
-    assert running.errors == []
 
 
 def kubectl(server: FakeAPIServer, home: Path, *args: str) -> tuple[int, str, str]:
-    binary = require_tool("kubectl", "driving the real kubectl's cascading deletes")
-    kubeconfig = server.kubeconfig(home / "kubeconfig")
-    done = subprocess.run(
-        [binary, "--kubeconfig", str(kubeconfig), "--cache-dir", str(home / "cache"), *args],
-        capture_output=True,
-        text=True,
-        timeout=READ_TIMEOUT,
-        env=home_env(home),
-    )
-    return done.returncode, done.stdout, done.stderr
+    return run_kubectl(server.kubeconfig(home / "kubeconfig"), home, *args)
 
 
 def reference(owner: dict[str, Any], *, block: bool = True) -> dict[str, Any]:

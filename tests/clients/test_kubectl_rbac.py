@@ -6,7 +6,6 @@ The server serves HTTPS, as kubectl sends a bearer token only to a server it can
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from fakeapi import FakeAPIServer
-from tests.cli.serving import READ_TIMEOUT, home_env, require_tool
+from tests.clients.local import run_kubectl, threaded_server
 
 RBAC = "rbac.authorization.k8s.io/v1"
 ROLE_REF = {"apiGroup": "rbac.authorization.k8s.io"}
@@ -65,25 +64,12 @@ def _objects() -> list[dict[str, Any]]:
 
 @pytest.fixture
 def server() -> Iterator[FakeAPIServer]:
-    running = FakeAPIServer(tls=True, authorization="RBAC").start_in_thread()
-    running.load(*_objects())
-    try:
+    with threaded_server(tls=True, authorization="RBAC") as running:
+        running.load(*_objects())
         yield running
-    finally:
-        running.stop_thread()
-    assert running.errors == []
 
 
-def kubectl(kubeconfig: Path, home: Path, *args: str) -> tuple[int, str, str]:
-    binary = require_tool("kubectl", "driving the real kubectl against RBAC authorization")
-    done = subprocess.run(
-        [binary, "--kubeconfig", str(kubeconfig), "--cache-dir", str(home / "cache"), *args],
-        capture_output=True,
-        text=True,
-        timeout=READ_TIMEOUT,
-        env=home_env(home),
-    )
-    return done.returncode, done.stdout, done.stderr
+kubectl = run_kubectl
 
 
 def test_can_i_answers_what_requests_get(server: FakeAPIServer, tmp_path: Path) -> None:
