@@ -1,7 +1,8 @@
 """fakeapi: a fake Kubernetes apiserver that behaves like kube-apiserver down to the bytes.
 
 The public surface: :class:`FakeAPIServer` (start it, load objects, point clients at it), the
-request journal it keeps (:class:`JournalEntry`), and the gate hook (:class:`GateRequest`,
+request journal it keeps (:class:`Journal` of :class:`JournalEntry`), the resources it serves
+(:class:`ResourceType`, from ``FakeAPIServer.resource_type``), and the gate hook (:class:`GateRequest`,
 :class:`GateDecision`, :class:`WatchValve`) an engine such as ``scenarios`` uses to hold and release
 requests and the events watchers see.
 
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
         FakeAPIServer,
         GateDecision,
         GateRequest,
+        Journal,
         JournalEntry,
         Permissions,
+        ResourceType,
         StoreSnapshot,
         WatchValve,
     )
@@ -33,8 +36,10 @@ __all__ = [
     "FakeAPIServer",
     "GateDecision",
     "GateRequest",
+    "Journal",
     "JournalEntry",
     "Permissions",
+    "ResourceType",
     "StoreSnapshot",
     "WatchValve",
     "__version__",
@@ -45,8 +50,10 @@ _HOMES = {
     "FakeAPIServer": "fakeapi.server",
     "GateDecision": "fakeapi.server",
     "GateRequest": "fakeapi.server",
+    "Journal": "fakeapi.server",
     "JournalEntry": "fakeapi.server",
     "Permissions": "fakeapi.server",
+    "ResourceType": "fakeapi.server",
     "StoreSnapshot": "fakeapi.server",
     "WatchValve": "fakeapi.server",
 }
