@@ -22,6 +22,7 @@ from fakeapi._patching.goencode import encode
 from fakeapi._state.encodings import encode_kept
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.typed.ordering import partial_object_metadata
 from fakeapi.errors import APIError
 
 __all__ = ["MAX_REQUEST_BODY_BYTES", "answer_for", "pretty", "read_body", "respond", "served", "served_encoding"]
@@ -58,7 +59,8 @@ def served(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
 def served_encoding(rtype: ResourceType, obj: dict[str, Any]) -> bytes:
     """Go's encoding of a stored object as :func:`served` shows it: the kept bytes at its own version."""
     shown = served(rtype, obj)
-    return encode_kept(obj) if shown is obj else encode(shown)
+    in_order = rtype.struct_order
+    return encode_kept(obj, in_order=in_order) if shown is obj else encode(shown, in_order=in_order)
 
 
 def answer_for(request: web.BaseRequest) -> Answer:
@@ -93,17 +95,24 @@ def respond(
             table, status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings, ordered=True
         )
     if answer.transform == "PartialObjectMetadata":
-        partial = {
-            "kind": "PartialObjectMetadata",
-            "apiVersion": f"meta.k8s.io/{answer.table_version}",
-            "metadata": metadata_of(obj),
-        }
+        partial = partial_object_metadata(obj, f"meta.k8s.io/{answer.table_version}")
         return object_response(
-            partial, status=status, media_type=answer.media_type, pretty=pretty(request), warnings=warnings
+            partial,
+            status=status,
+            media_type=answer.media_type,
+            pretty=pretty(request),
+            warnings=warnings,
+            ordered=True,
         )
     indented = pretty(request)
     # A stored object is read again and again (GETs, polling): its encoding is kept for a while.
     body = served_encoding(rtype, obj) + b"\n" if answer.media_type == JSON and not indented else None
     return object_response(
-        served(rtype, obj), status=status, media_type=answer.media_type, pretty=indented, warnings=warnings, body=body
+        served(rtype, obj),
+        status=status,
+        media_type=answer.media_type,
+        pretty=indented,
+        warnings=warnings,
+        body=body,
+        ordered=rtype.struct_order,
     )

@@ -164,7 +164,7 @@ async def handle_delete_collection(
     else:
         items = [{k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in deleted]
         body = {"kind": rtype.list_kind, "apiVersion": rtype.api_version, "metadata": list_meta, "items": items}
-    return object_response(body, media_type=answer.media_type, pretty=pretty(request))
+    return object_response(body, media_type=answer.media_type, pretty=pretty(request), ordered=rtype.struct_order)
 
 
 def _propagation(options: DeleteOptions) -> str | None:

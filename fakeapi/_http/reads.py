@@ -1,8 +1,8 @@
 """GET of one object and of a collection: selectors, pages, Tables (``handlers/get.go``).
 
 A list answers in the kind's list shape: a custom resource list is a sorted map with
-``metadata.continue`` always present; a built-in list keeps its struct order and leaves its items'
-kind and apiVersion out.
+``metadata.continue`` always present; a built-in list is written in its struct's order, items
+included, and leaves its items' kind and apiVersion out.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from fakeapi._state import selectors
 from fakeapi._state.listing import decode_continue, encode_continue, field_values, paginate, supported_fields
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.typed.ordering import partial_object_metadata
 from fakeapi.errors import APIError
 
 __all__ = ["handle_get", "handle_list", "selector_filter"]
@@ -160,27 +161,21 @@ async def handle_list(
         )
         return object_response(table, media_type=answer.media_type, pretty=pretty(request), ordered=True)
     if answer.transform == "PartialObjectMetadataList":
-        items = [
-            {
-                "kind": "PartialObjectMetadata",
-                "apiVersion": f"meta.k8s.io/{answer.table_version}",
-                "metadata": metadata_of(o),
-            }
-            for o in page.items
-        ]
+        items = [partial_object_metadata(item, f"meta.k8s.io/{answer.table_version}") for item in page.items]
         body = {
             "kind": "PartialObjectMetadataList",
             "apiVersion": f"meta.k8s.io/{answer.table_version}",
-            "metadata": list_meta,
+            # A typed ListMeta: an empty continue is omitted, even for a custom resource.
+            "metadata": {key: value for key, value in list_meta.items() if value != ""},
             "items": items,
         }
-        return object_response(body, media_type=answer.media_type, pretty=pretty(request))
+        return object_response(body, media_type=answer.media_type, pretty=pretty(request), ordered=True)
     if answer.transform == "PartialObjectMetadata":
         raise APIError.not_acceptable(("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"))
     if not rtype.custom:
         items = [{k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in page.items]
         body = {"kind": rtype.list_kind, "apiVersion": rtype.api_version, "metadata": list_meta, "items": items}
-        return object_response(body, media_type=answer.media_type, pretty=pretty(request))
+        return object_response(body, media_type=answer.media_type, pretty=pretty(request), ordered=rtype.struct_order)
     items = [served(rtype, item) for item in page.items]
     body = {"apiVersion": rtype.api_version, "items": items, "kind": rtype.list_kind, "metadata": list_meta}
     return object_response(body, media_type=answer.media_type, pretty=pretty(request))

@@ -1,7 +1,9 @@
 """Answers on the wire: objects in Go's JSON spelling with a trailing newline, Status errors, warnings.
 
 The apiserver writes objects with ``json.Encoder.Encode``: compact, keys sorted for custom
-resources, HTML-escaped, then ``\\n``. Status objects keep their struct field order. ``?pretty=true``
+resources, HTML-escaped, then ``\\n``. Built-in objects and Status keep their struct field order.
+YAML is always written with sorted keys: the serializer turns that JSON into YAML through a
+generic map (sigs.k8s.io/yaml ``JSONToYAML``), which loses the struct's order. ``?pretty=true``
 or a User-Agent that starts with ``curl``, ``Wget`` or ``Mozilla/5.0`` gets 2-space indentation
 (``negotiate.go isPrettyPrint``). Warnings are ``Warning: 299 - "<text>"`` headers, one per
 distinct text (``net.NewWarningHeader``, ``filters/warning.go``).
@@ -47,9 +49,7 @@ def encode_body(value: Any, *, media_type: str = JSON, pretty: bool = False, ord
     if media_type == "application/yaml":
         import yaml  # only YAML answers pay for loading it
 
-        return yaml.safe_dump(
-            _plain(value), sort_keys=not ordered, default_flow_style=False, allow_unicode=True
-        ).encode()
+        return yaml.safe_dump(_plain(value), sort_keys=True, default_flow_style=False, allow_unicode=True).encode()
     if pretty:
         option = orjson.OPT_INDENT_2 | (0 if ordered else orjson.OPT_SORT_KEYS)
         try:

@@ -127,31 +127,27 @@ def _escape_html(encoded: bytes) -> bytes:
     return encoded
 
 
-def encode(value: Any) -> bytes:
+def encode(value: Any, *, in_order: bool = False) -> bytes:
     """The bytes Go's ``json.Marshal`` writes for a decoded value (no trailing newline).
 
+    Map keys are sorted, as Go sorts a map's; ``in_order`` keeps every dict's own order instead,
+    for values laid out as a Go struct (fields in declaration order, its maps already sorted).
     Floats must be :class:`GoFloat` (everything :mod:`fakeapi._patching.godecode` returns is);
     :func:`fakeapi._patching.godecode.normalize` converts plain Python values.
     """
     try:
-        encoded = orjson.dumps(value, default=_default, option=orjson.OPT_SORT_KEYS)
+        encoded = orjson.dumps(value, default=_default, option=0 if in_order else orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError as error:
         if isinstance(error.__cause__, UnsupportedValueError):
             raise error.__cause__ from None
         # Deeper than orjson's limit, or strings holding lone surrogates: Go has no limit there.
-        return b"".join(_encode_slowly(value))
+        return b"".join(_encode_slowly(value, in_order))
     return _escape_html(encoded)
 
 
 def encode_in_order(value: Any) -> bytes:
-    """Like :func:`encode`, but maps keep the order they were built in: a typed Go struct's field order."""
-    try:
-        encoded = orjson.dumps(value, default=_default)
-    except orjson.JSONEncodeError as error:
-        if isinstance(error.__cause__, UnsupportedValueError):
-            raise error.__cause__ from None
-        return b"".join(_encode_slowly(value, sort_keys=False))
-    return _escape_html(encoded)
+    """:func:`encode` keeping every dict's order: a typed Go struct's field order."""
+    return encode(value, in_order=True)
 
 
 def encode_string(text: str) -> bytes:
@@ -161,7 +157,7 @@ def encode_string(text: str) -> bytes:
     return _escape_html(json.dumps(text, ensure_ascii=False).encode("utf-8"))
 
 
-def _encode_slowly(value: Any, *, sort_keys: bool = True) -> list[bytes]:
+def _encode_slowly(value: Any, in_order: bool) -> list[bytes]:
     """An iterative encoder for what orjson refuses; the output is the same as :func:`encode`'s."""
     out: list[bytes] = []
     stack: list[Any] = [value]
@@ -183,7 +179,7 @@ def _encode_slowly(value: Any, *, sort_keys: bool = True) -> list[bytes]:
             out.append(format_float(item).encode())
         elif isinstance(item, dict):
             sequence: list[Any] = [b"{"]
-            for index, key in enumerate(sorted(item) if sort_keys else item):
+            for index, key in enumerate(item if in_order else sorted(item)):
                 if index:
                     sequence.append(b",")
                 sequence.append(encode_string(key) + b":")

@@ -4,8 +4,10 @@ The apiserver encodes an update without its resourceVersion to decide whether an
 (``GuaranteedUpdate`` compares those bytes with what etcd holds), then encodes the stored object
 again for the answer and for each watch event. Here one encoding serves all three: the new object
 is encoded with a placeholder where its resourceVersion goes, the placeholder member is cut out for
-the comparison, and the committed revision is written into it for everything else. Sorted keys make
-the two the same bytes that encoding each object would give.
+the comparison, and the committed revision is written into it for everything else. The two are
+the bytes encoding each object would give, whichever order the keys are written in: sorted for a
+custom resource, the Go struct's for a built-in (``in_order``: its dicts are laid out that way,
+:mod:`fakeapi._state.typed.ordering`), where the member sits after ``uid``.
 
 Encodings of committed objects are kept for a short while, by identity (stored objects are never
 mutated), for the answer and watch events that follow the write: the last 256 of at most 64 KiB.
@@ -77,15 +79,15 @@ class RevisionSlot:
         return before + revision.encode() + after
 
 
-def with_revision_slot(obj: dict[str, Any]) -> RevisionSlot:
+def with_revision_slot(obj: dict[str, Any], *, in_order: bool) -> RevisionSlot:
     """Encode ``obj`` once for the no-op comparison and for the object it becomes when stored."""
-    probe = encode(with_metadata(obj, resourceVersion=_PLACEHOLDER))
+    probe = encode(with_metadata(obj, resourceVersion=_PLACEHOLDER), in_order=in_order)
     slot = probe.find(_PLACEHOLDER_BYTES)
     if slot == -1 or probe.find(_PLACEHOLDER_BYTES, slot + 1) != -1:
-        return RevisionSlot(encode(without_resource_version(obj)), None)
+        return RevisionSlot(encode(without_resource_version(obj), in_order=in_order), None)
     start = slot - (len(_MEMBER) - len(_PLACEHOLDER_BYTES) - 1)
     end = start + len(_MEMBER)
-    # The member sits among metadata's sorted keys: before others, after others, or alone.
+    # The member sits among metadata's other keys: before others, after others, or alone.
     if probe[end : end + 1] == b",":
         without = probe[:start] + probe[end + 1 :]
     elif probe[start - 1 : start] == b",":
@@ -100,10 +102,13 @@ def remember(obj: dict[str, Any], encoded: bytes) -> None:
     _recent.put(obj, encoded)
 
 
-def encode_kept(obj: dict[str, Any]) -> bytes:
-    """Go's encoding of a stored object: the bytes kept for it, else encoded now and kept."""
+def encode_kept(obj: dict[str, Any], *, in_order: bool) -> bytes:
+    """Go's encoding of a stored object: the bytes kept for it, else encoded now and kept.
+
+    ``in_order`` is fixed per object (its kind's), so the kept bytes are right for every caller.
+    """
     encoded = _recent.get(obj)
     if encoded is None:
-        encoded = encode(obj)
+        encoded = encode(obj, in_order=in_order)
         _recent.put(obj, encoded)
     return encoded

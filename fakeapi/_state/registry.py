@@ -12,6 +12,7 @@ from typing import Any
 from fakeapi._state.kinds import BUILTIN_TYPES, builtin_type
 from fakeapi._state.kinds.custom import types_from_crd
 from fakeapi._state.resources import ResourceType, kube_version_sort_key
+from fakeapi._state.typed import DEFAULT_KUBE_VERSION, GoStructs, go_structs
 
 __all__ = ["Registry"]
 
@@ -20,9 +21,21 @@ class Registry:
     namespaces = builtin_type("", "v1", "Namespace")
     customresourcedefinitions = builtin_type("apiextensions.k8s.io", "v1", "CustomResourceDefinition")
 
-    def __init__(self) -> None:
+    def __init__(self, kube_version: str = DEFAULT_KUBE_VERSION) -> None:
+        self.kube_version = kube_version
         self._custom: dict[str, list[ResourceType]] = {}
         self._index: dict[tuple[str, str, str], ResourceType] | None = None
+
+    @property
+    def structs(self) -> GoStructs:
+        """The built-in kinds' Go structs at this server's Kubernetes version (loaded on first use)."""
+        return go_structs(self.kube_version)
+
+    def go_struct(self, rtype: ResourceType) -> str | None:
+        """The Go struct a resource's objects are held as, or None when they are kept as maps."""
+        if not rtype.struct_order:
+            return None
+        return self.structs.kind_struct(rtype.api_version, rtype.kind)
 
     def _changed(self) -> None:
         self._index = None

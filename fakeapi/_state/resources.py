@@ -92,6 +92,9 @@ class ResourceType:
     # The group, version and kind objects are stored as, where another resource's (events.k8s.io
     # Events are core/v1 Events in storage); discovery's storageVersionHash is computed from it.
     stored_as: tuple[str, str, str] | None = None
+    # A kind of k8s.io/api: held as its Go struct, so stored and written in the struct's field order
+    # (:mod:`fakeapi._state.typed`); custom resources and the kinds of other modules keep sorted keys.
+    struct_order: bool = False
 
     # The subresources' names, computed once: the write path asks for them on every write.
     subresources: frozenset[str] = field(init=False, compare=False, repr=False)

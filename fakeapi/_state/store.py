@@ -38,6 +38,7 @@ from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.signing_keys import SigningKey
 from fakeapi._state.strategy import Strategy
+from fakeapi._state.typed.ordering import in_go_order
 from fakeapi._state.watching import ADDED, DEFAULT_HISTORY_BYTES, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
@@ -190,7 +191,7 @@ class Store:
         cached = self._encodings.get(key)
         if cached is not None and cached[0] is obj:
             return cached[1]
-        encoded = encode(without_resource_version(obj))
+        encoded = encode(without_resource_version(obj), in_order=rtype.struct_order)
         self._encodings[key] = (obj, encoded)
         return encoded
 
@@ -217,7 +218,7 @@ class Store:
         if encoded is not None:
             remember(stored, encoded)
         else:
-            encoded = encode_kept(stored)  # its answer or its watch events need it next
+            encoded = encode_kept(stored, in_order=rtype.struct_order)  # its answer or watch events need it next
         key = (namespace, name)
         history_key = (rtype.storage_key, namespace, name)
         bucket = self.bucket(rtype)
@@ -339,7 +340,14 @@ class Store:
         prepared = strategy.allocate(self, rtype, prepared)
         if validate:
             strategy.validate_create(self, rtype, prepared)
-        return strategy.track_create(rtype, prepared, manager, now, operation)
+        return self._laid_out(rtype, strategy.track_create(rtype, prepared, manager, now, operation), None)
+
+    def _laid_out(self, rtype: ResourceType, obj: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+        """A built-in object as its Go struct holds it (field order, omitempty), after the strategy's changes."""
+        struct = self.registry.go_struct(rtype)
+        if struct is None:
+            return obj
+        return in_go_order(self.registry.structs, struct, obj, previous)
 
     def update(
         self,
@@ -378,7 +386,8 @@ class Store:
         if track_fields:
             new = strategy.track_update(rtype, new, current, manager, subresource, self.clock.timestamp())
         warnings = tuple(strategy.warnings_on_update(rtype, new, current))
-        slot = with_revision_slot(new)
+        new = self._laid_out(rtype, new, current)
+        slot = with_revision_slot(new, in_order=rtype.struct_order)
         new_encoding = slot.without_revision
         if new_encoding == self._encoded_without_revision(rtype, current):
             return Committed(current, changed=False, warnings=warnings)
@@ -437,7 +446,9 @@ class Store:
                 return Committed(current, changed=False, deleted=True)
             deleted = self.delete_now(rtype, current)
             return Committed(deleted, changed=True, deleted=True)
-        marked = strategy.mark_for_deletion(rtype, current, finalizers, self.clock.timestamp())
+        marked = self._laid_out(
+            rtype, strategy.mark_for_deletion(rtype, current, finalizers, self.clock.timestamp()), current
+        )
         if encode(marked) == encode(current):
             return Committed(current, changed=False)
         if dry_run:

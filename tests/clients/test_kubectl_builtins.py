@@ -196,3 +196,62 @@ def test_scale_of_the_built_in_workloads(kubectl: Kubectl) -> None:
     assert kubectl.ok("get", "statefulset", "gen-db", "-o", "jsonpath={.spec.replicas}") == "3"
     scale = json.loads(kubectl.ok("get", "--raw", "/apis/apps/v1/namespaces/default/statefulsets/gen-db/scale"))
     assert scale["status"]["selector"] == "app=gen-db"
+
+
+def keys_in_order(text: str, *path: str | int) -> list[str]:
+    """The keys of the object at ``path`` in the order the server wrote them."""
+    value = json.loads(text, object_pairs_hook=lambda pairs: pairs)
+    for step in path:
+        value = dict(value)[step] if isinstance(step, str) else value[step]
+    return [key for key, _ in value]
+
+
+def test_built_in_objects_read_back_in_the_apiservers_key_order(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "namespace", "order")
+    kubectl.ok("create", "configmap", "order-cm", "-n", "order", "--from-literal=b=2", "--from-literal=a=1")
+    kubectl.ok("create", "deployment", "order-web", "-n", "order", "--image=nginx:1.27", "--replicas=2")
+    kubectl.ok("create", "service", "clusterip", "order-web", "-n", "order", "--tcp=80:8080")
+    kubectl.ok("run", "order-pod", "-n", "order", "--image=busybox:1.36", "--labels=suite=order")
+    meta = ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]
+
+    configmap = kubectl.ok("get", "--raw", "/api/v1/namespaces/order/configmaps/order-cm")
+    assert keys_in_order(configmap) == ["kind", "apiVersion", "metadata", "data"]
+    assert keys_in_order(configmap, "metadata") == [*meta, "managedFields"]
+    assert keys_in_order(configmap, "metadata", "managedFields", 0) == [
+        "manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1",
+    ]  # fmt: skip
+    assert keys_in_order(configmap, "data") == ["a", "b"]
+
+    deployment = kubectl.ok("get", "--raw", "/apis/apps/v1/namespaces/order/deployments/order-web")
+    assert keys_in_order(deployment) == ["kind", "apiVersion", "metadata", "spec", "status"]
+    assert keys_in_order(deployment, "metadata") == ["name", "namespace", "uid", "resourceVersion", "generation",
+                                                     "creationTimestamp", "labels", "managedFields"]  # fmt: skip
+    assert keys_in_order(deployment, "spec") == [
+        "replicas", "selector", "template", "strategy", "revisionHistoryLimit", "progressDeadlineSeconds",
+    ]  # fmt: skip
+    assert keys_in_order(deployment, "spec", "template", "spec") == [
+        "containers", "restartPolicy", "terminationGracePeriodSeconds", "dnsPolicy", "securityContext", "schedulerName",
+    ]  # fmt: skip
+    assert keys_in_order(deployment, "spec", "template", "spec", "containers", 0) == [
+        "name", "image", "resources", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
+    ]  # fmt: skip
+
+    service = kubectl.ok("get", "--raw", "/api/v1/namespaces/order/services/order-web")
+    assert keys_in_order(service, "spec") == [
+        "ports", "selector", "clusterIP", "clusterIPs", "type", "sessionAffinity", "ipFamilies", "ipFamilyPolicy",
+        "internalTrafficPolicy",
+    ]  # fmt: skip
+    assert keys_in_order(service, "spec", "ports", 0) == ["name", "protocol", "port", "targetPort"]
+
+    pod = kubectl.ok("get", "--raw", "/api/v1/namespaces/order/pods/order-pod")
+    assert keys_in_order(pod) == ["kind", "apiVersion", "metadata", "spec", "status"]
+    assert keys_in_order(pod, "spec") == [
+        "containers", "restartPolicy", "terminationGracePeriodSeconds", "dnsPolicy", "securityContext",
+        "schedulerName", "tolerations", "priority", "enableServiceLinks", "preemptionPolicy",
+    ]  # fmt: skip
+    assert keys_in_order(pod, "spec", "tolerations", 0) == ["key", "operator", "effect", "tolerationSeconds"]
+    assert keys_in_order(pod, "status") == ["phase", "qosClass"]
+    listed = kubectl.ok("get", "--raw", "/api/v1/namespaces/order/pods")
+    assert keys_in_order(listed) == ["kind", "apiVersion", "metadata", "items"]
+    assert keys_in_order(listed, "items", 0) == ["metadata", "spec", "status"]
+    kubectl.ok("delete", "namespace", "order", "--wait=false")

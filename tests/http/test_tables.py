@@ -69,7 +69,15 @@ def test_table_keys_and_row_object_follow_the_typed_structs() -> None:
 @pytest.mark.parametrize(
     ("include", "expected"),
     [
-        ("Metadata", {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "c"}}),
+        # ObjectMeta's creationTimestamp is a struct: a zero one is written as null.
+        (
+            "Metadata",
+            {
+                "kind": "PartialObjectMetadata",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": {"name": "c", "creationTimestamp": None},
+            },
+        ),
         ("Object", {"apiVersion": "v1", "data": {"k": "v"}, "kind": "ConfigMap", "metadata": {"name": "c"}}),
         ("None", None),
     ],

@@ -16,5 +16,7 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         categories=("api-extensions",),
         subresources=(Subresource("status"),),
+        # Not a k8s.io/api kind: its Go struct is not recorded, so its keys stay sorted.
+        struct_order=False,
     ),
 )

@@ -29,7 +29,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fakeapi._state.typed.quantities import QuantityError, canonical_quantity
-from fakeapi._state.typed.structs import GoField, GoStructs
+from fakeapi._state.typed.structs import GoStructs
+from fakeapi._state.typed.zeros import is_empty, zero
 
 __all__ = ["TypedError", "TypedObject", "decode_typed"]
 
@@ -100,28 +101,12 @@ class _Decoder:
             self._seen.add(text)
             self.unknown.append(text)
 
-    def _fields(self, struct: str) -> dict[str, GoField]:
-        found: dict[str, GoField] = {}
-        for entry in self.structs.structs.get(struct, ()):
-            if entry.inline:
-                for name, inner in self._fields(entry.go_type.removeprefix("*")).items():
-                    found.setdefault(name, inner)
-            else:
-                found.setdefault(entry.json_name, entry)
-        return found
-
-    def _ordered(self, struct: str) -> list[GoField]:
-        ordered: list[GoField] = []
-        for entry in self.structs.structs.get(struct, ()):
-            ordered.extend(self._ordered(entry.go_type.removeprefix("*")) if entry.inline else [entry])
-        return ordered
-
     # -- decoding ------------------------------------------------------------------------------
 
     def struct(
         self, struct: str, obj: dict[str, Any], fields: tuple[str, ...], path: str, owner: str
     ) -> dict[str, Any]:
-        known = self._fields(struct)
+        known = self.structs.fields_by_name(struct)
         name = struct.rsplit(".", 1)[-1]
         decoded: dict[str, Any] = {}
         for key, item in obj.items():
@@ -132,10 +117,10 @@ class _Decoder:
             child = f"{path}.{key}" if path else key
             decoded[key] = self.value(entry.go_type, item, (*fields, key), child, name)
         out: dict[str, Any] = {}
-        for entry in self._ordered(struct):
+        for entry in self.structs.fields_in_order(struct):
             key = entry.json_name
-            value = decoded[key] if key in decoded else self._zero(entry.go_type)
-            if entry.omitempty and self._empty(entry.go_type, value):
+            value = decoded[key] if key in decoded else zero(self.structs, entry.go_type)
+            if entry.omitempty and is_empty(self.structs, entry.go_type, value):
                 continue
             out[key] = value
         return out
@@ -150,11 +135,11 @@ class _Decoder:
         if item is None:
             if pointer or shape.startswith(("[]", "map[")):
                 return None
-            return self._zero(target)
+            return zero(self.structs, target)
         if shape in self.structs.structs:
             if not isinstance(item, dict):
                 self.type_error(_kind(item), target, fields, owner)
-                return self._zero(target)
+                return zero(self.structs, target)
             return self.struct(shape, item, fields, path, owner)
         if shape == "[]byte":
             return self._bytes(item, target, fields, owner)
@@ -210,40 +195,6 @@ class _Decoder:
             self.save(decoded)
             return None
         return base64.b64encode(decoded).decode("ascii")
-
-    # -- zero values -----------------------------------------------------------------------------
-
-    def _is_struct(self, go_type: str) -> bool:
-        if go_type.startswith("*"):
-            return False
-        return go_type in _SPECIAL_ZEROS or self.structs.underlying(go_type) in self.structs.structs
-
-    def _zero_struct(self, go_type: str) -> Any:
-        if go_type in _SPECIAL_ZEROS:
-            return _SPECIAL_ZEROS[go_type]
-        return self.struct(self.structs.underlying(go_type), {}, (), "", "")
-
-    def _zero(self, go_type: str) -> Any:
-        if go_type.startswith("*"):
-            return None
-        if self._is_struct(go_type):
-            return self._zero_struct(go_type)
-        shape = self.structs.underlying(go_type)
-        if shape == "string":
-            return ""
-        if shape == "bool":
-            return False
-        if shape in _INTS or shape in _UINTS or shape.startswith("float"):
-            return 0
-        return None
-
-    def _empty(self, go_type: str, value: Any) -> bool:
-        """Go's ``isEmptyValue``: structs are never empty; pointers only when nil."""
-        if go_type.startswith("*"):
-            return value is None
-        if self._is_struct(go_type):
-            return False
-        return value is None or value is False or (value == 0 and not isinstance(value, str)) or value in ("", [], {})
 
 
 def _kind(value: Any) -> str:
@@ -386,12 +337,4 @@ _SPECIALS = {
     "runtime.RawExtension": _raw,
     "meta/v1.FieldsV1": _raw,
     "meta/v1.Duration": _raw,
-}
-_SPECIAL_ZEROS: dict[str, Any] = {
-    "meta/v1.Time": None,
-    "meta/v1.MicroTime": None,
-    "intstr.IntOrString": 0,
-    "resource.Quantity": "0",
-    "runtime.RawExtension": None,
-    "meta/v1.FieldsV1": None,
 }

@@ -51,6 +51,32 @@ class GoStructs:
         self.structs: dict[str, tuple[GoField, ...]] = {
             name: tuple(_field(entry) for entry in fields) for name, fields in data["structs"].items()
         }
+        self._in_order: dict[str, tuple[GoField, ...]] = {}
+        self._by_name: dict[str, dict[str, GoField]] = {}
+
+    def fields_in_order(self, struct: str) -> tuple[GoField, ...]:
+        """The JSON fields of a struct in the order ``encoding/json`` writes them, inline structs in place."""
+        found = self._in_order.get(struct)
+        if found is None:
+            ordered: list[GoField] = []
+            for entry in self.structs.get(struct, ()):
+                ordered.extend(self.fields_in_order(entry.go_type.removeprefix("*")) if entry.inline else [entry])
+            found = self._in_order[struct] = tuple(ordered)
+        return found
+
+    def fields_by_name(self, struct: str) -> dict[str, GoField]:
+        """The JSON fields of a struct by name; of two with one name, the outer or first wins."""
+        found = self._by_name.get(struct)
+        if found is None:
+            found = {}
+            for entry in self.structs.get(struct, ()):
+                if entry.inline:
+                    for name, inner in self.fields_by_name(entry.go_type.removeprefix("*")).items():
+                        found.setdefault(name, inner)
+                else:
+                    found.setdefault(entry.json_name, entry)
+            self._by_name[struct] = found
+        return found
 
     def kind_struct(self, api_version: str, kind: str) -> str | None:
         """The struct of a kind (``apps/v1``, ``Deployment`` -> ``apps/v1.Deployment``), if the API has it."""
