@@ -16,7 +16,7 @@ from typing import Any
 from fakeapi._http.requestinfo import query_flag
 from fakeapi._patching.gostrconv import parse_uint, quote
 from fakeapi._state.managedfields import MAX_MANAGER_LENGTH, manager_from_user_agent
-from fakeapi._state.validation import go_value
+from fakeapi._state.validation.field import go_value
 from fakeapi.errors import APIError, Cause, GroupResource
 
 __all__ = [

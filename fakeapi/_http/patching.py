@@ -36,7 +36,7 @@ from fakeapi._patching import (
     predecode_merge_patch,
 )
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.validation import go_value
+from fakeapi._state.validation.field import go_value
 from fakeapi.errors import GENERIC_INVALID_MESSAGE, APIError, Cause, GroupResource
 
 __all__ = ["ApiserverPanic", "PatchContext", "compute_patch"]

@@ -13,6 +13,10 @@
   come from the stored object, deletionTimestamp cannot be changed once set, immutable fields,
   label/annotation/finalizer validation, no new finalizers while deleting, and the namespace
   must exist (the NamespaceLifecycle admission plugin).
+* A built-in kind whose strategy holds :class:`~fakeapi._state.validation.rules.KindRules` is
+  validated as its ``pkg/apis/<group>/validation`` does: its name rule, the core group's finalizer
+  names, and its own checks past the metadata on writes to the object itself (a status write is
+  ``ValidateXStatusUpdate``, which these rules do not reproduce).
 
 Each kind's descriptor (:mod:`fakeapi._state.kinds`) holds its strategy: an instance of
 :class:`Strategy` or of a subclass declared next to the kind, whose lifecycle hooks keep CRDs
@@ -25,12 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, managedfields, schema
 from fakeapi._state.objects import metadata_of, with_metadata
-from fakeapi._state.validation import (
-    finalizer_warnings,
-    invalid,
-    validate_object_meta,
-    validate_update_meta,
-)
+from fakeapi._state.validation import field
+from fakeapi._state.validation.names import NameRule, name_is_dns_label, name_is_dns_subdomain
+from fakeapi._state.validation.objectmeta import finalizer_warnings, validate_object_meta, validate_update_meta
+from fakeapi._state.validation.rules import KindRules, validate_kube_finalizers
 from fakeapi.errors import APIError, Cause, GroupResource
 
 if TYPE_CHECKING:
@@ -50,6 +52,10 @@ class Strategy:
     """The rules every kind shares; subclasses add what is specific."""
 
     has_generation = False
+    rules: KindRules | None = None
+
+    def __init__(self, rules: KindRules | None = None) -> None:
+        self.rules = rules
 
     def allow_unconditional_update(self, rtype: ResourceType) -> bool:
         return True
@@ -80,10 +86,12 @@ class Strategy:
         name = metadata_of(obj).get("name", "")
         self._check_namespace(store, rtype, obj)
         self._raise_type_meta(rtype, name, obj)
-        causes = validate_object_meta(
-            metadata_of(obj), namespaced=rtype.namespaced, dns_label_names=rtype.kind == "Namespace"
-        )
-        causes += self.validate_content(rtype, obj)
+        meta = metadata_of(obj)
+        errors = validate_object_meta(meta, namespaced=rtype.namespaced, names=self._names(rtype))
+        if self.rules is not None:
+            errors += validate_kube_finalizers(meta.get("finalizers"))
+            errors += self.rules.create(obj)
+        causes = field.causes(errors) + self.validate_content(rtype, obj)
         self._raise_if(rtype, name, causes)
 
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
@@ -149,15 +157,16 @@ class Strategy:
     ) -> None:
         name = metadata_of(old).get("name", "")
         self._raise_type_meta(rtype, name, new)
-        causes = validate_update_meta(metadata_of(new), metadata_of(old))
-        meta_causes = validate_object_meta(
-            metadata_of(new),
-            namespaced=rtype.namespaced,
-            dns_label_names=rtype.kind == "Namespace",
-            previous=metadata_of(old),
+        errors = validate_update_meta(metadata_of(new), metadata_of(old))
+        meta_errors = validate_object_meta(
+            metadata_of(new), namespaced=rtype.namespaced, names=self._names(rtype), previous=metadata_of(old)
         )
-        causes += [cause for cause in meta_causes if cause not in causes]
-        causes += self.validate_content(rtype, new, subresource=subresource)
+        if self.rules is not None:
+            meta_errors += validate_kube_finalizers(metadata_of(new).get("finalizers"))
+        errors += [error for error in meta_errors if error not in errors]
+        if self.rules is not None and subresource in ("", "scale"):
+            errors += self.rules.on_update(new, old)
+        causes = field.causes(errors) + self.validate_content(rtype, new, subresource=subresource)
         self._raise_if(rtype, name, causes)
 
     def warnings_on_update(self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
@@ -214,14 +223,21 @@ class Strategy:
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
         return []
 
+    def _names(self, rtype: ResourceType) -> NameRule:
+        if self.rules is not None:
+            return self.rules.names
+        return name_is_dns_label if rtype.kind == "Namespace" else name_is_dns_subdomain
+
     def _type_meta_causes(self, rtype: ResourceType, obj: dict[str, Any]) -> list[Cause]:
         if not rtype.custom:
             return []
         causes = []
         if obj.get("kind") != rtype.kind:
-            causes.append(invalid("kind", obj.get("kind", ""), f"must be {rtype.kind}"))
+            causes.append(field.invalid("kind", obj.get("kind", ""), f"must be {rtype.kind}").cause())
         if obj.get("apiVersion") != rtype.api_version:
-            causes.append(invalid("apiVersion", obj.get("apiVersion", ""), f"must be {rtype.api_version}"))
+            causes.append(
+                field.invalid("apiVersion", obj.get("apiVersion", ""), f"must be {rtype.api_version}").cause()
+            )
         return causes
 
     def _raise_type_meta(self, rtype: ResourceType, name: str, obj: dict[str, Any]) -> None:

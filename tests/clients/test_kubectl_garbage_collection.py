@@ -30,14 +30,14 @@ def kubectl(server: FakeAPIServer, home: Path, *args: str) -> tuple[int, str, st
     return run_kubectl(server.kubeconfig(home / "kubeconfig"), home, *args)
 
 
-def reference(owner: dict[str, Any], *, block: bool = True) -> dict[str, Any]:
+def reference(owner: dict[str, Any], *, block: bool = True, controller: bool = True) -> dict[str, Any]:
     meta = owner["metadata"]
     return {
         "apiVersion": owner["apiVersion"],
         "kind": owner["kind"],
         "name": meta["name"],
         "uid": meta["uid"],
-        "controller": True,
+        "controller": controller,
         "blockOwnerDeletion": block,
     }
 
@@ -64,7 +64,8 @@ def family(server: FakeAPIServer, *, pod_finalizers: tuple[str, ...] = ()) -> di
     (pod,) = server.load({"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": TEMPLATE["spec"]})
     shared_meta = {
         "name": "shared",
-        "ownerReferences": [reference(deployment, block=False), reference(keeper, block=False)],
+        # The apiserver takes one controller reference at most (ValidateOwnerReferences).
+        "ownerReferences": [reference(deployment, block=False), reference(keeper, block=False, controller=False)],
     }
     (shared,) = server.load({"apiVersion": "v1", "kind": "ConfigMap", "metadata": shared_meta})
     return {"deployment": deployment, "replicas": replicas, "pod": pod, "shared": shared, "keeper": keeper}

@@ -5,10 +5,10 @@ object in place (``ResourceType.default``); each step of the real server is repr
 module:
 
 * versioned defaulting on every decode, so after every create, update and patch
-  (``pkg/apis/core/v1/defaults.go``, ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go``
+  (``pkg/apis/core/v1/defaults.go``, ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go``, ``pkg/apis/rbac/v1/defaults.go``
   and the declarative ``+default`` markers they generate from): Secret, Namespace, Service in
-  :mod:`.core`, Pod and pod templates in :mod:`.pods`, Deployment and Job in :mod:`.workloads`,
-  all written with the Go idioms of :mod:`.fields`;
+  :mod:`.core`, Pod and pod templates in :mod:`.pods`, the workloads in :mod:`.workloads`, the RBAC
+  bindings in :mod:`.rbac`, all written with the Go idioms of :mod:`.fields`;
 * the v1 to internal conversion folding ``Secret.stringData`` into ``data`` (:mod:`.core`);
 * registry strategies: ``pkg/registry/core/namespace/strategy.go`` (status ``Active``, the
   ``kubernetes`` finalizer), ``pkg/registry/core/pod/strategy.go`` (status ``Pending`` with the QoS

@@ -15,7 +15,8 @@ from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
-from fakeapi._state.validation import go_value, invalid
+from fakeapi._state.validation import field
+from fakeapi._state.validation.field import go_value
 from fakeapi.errors import Cause
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def _crd_causes(crd: dict[str, Any]) -> list[Cause]:
     group, plural = spec.get("group", ""), names.get("plural", "")
     name = metadata_of(crd).get("name", "")
     if name != f"{plural}.{group}":
-        causes.append(invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
+        causes.append(field.invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group').cause())
     if not group:
         causes.append(Cause("FieldValueRequired", "Required value", "spec.group"))
     if not plural:

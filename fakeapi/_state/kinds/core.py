@@ -2,7 +2,8 @@
 
 Namespaces finalize through ``spec.finalizers``, which the namespace controller clears
 (``namespace/strategy.go``, ``storage.go``); Services get a cluster IP and node ports on create
-(``service/storage/alloc.go``).
+(``service/storage/alloc.go``). ConfigMaps, Secrets, Services, ServiceAccounts and Namespaces are
+validated as ``pkg/apis/core/validation`` does (:mod:`fakeapi._state.validation.core`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from fakeapi._state.tables.core import (
 )
 from fakeapi._state.tables.events import EVENT_PRINTER
 from fakeapi._state.tables.pods import POD_PRINTER
+from fakeapi._state.validation import core as validation
+from fakeapi._state.validation.names import name_is_dns1035_label, name_is_dns_label
+from fakeapi._state.validation.rules import KindRules
 
 if TYPE_CHECKING:
     from fakeapi._state.store import Store
@@ -108,7 +112,7 @@ TYPES: tuple[ResourceType, ...] = (
         verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
         short_names=("ns",),
         subresources=(Subresource("finalize", ("update",)), _STATUS),
-        strategy=NamespaceStrategy(),
+        strategy=NamespaceStrategy(KindRules(names=name_is_dns_label)),
         defaulter=namespace_defaults,
         printer=NAMESPACE_PRINTER,
         patch_struct="Namespace",
@@ -142,6 +146,9 @@ TYPES: tuple[ResourceType, ...] = (
         "configmaps",
         "ConfigMap",
         short_names=("cm",),
+        strategy=Strategy(
+            KindRules(create=validation.validate_config_map, update=validation.validate_config_map_update)
+        ),
         printer=CONFIGMAP_PRINTER,
         patch_struct="ConfigMap",
     ),
@@ -150,6 +157,7 @@ TYPES: tuple[ResourceType, ...] = (
         "v1",
         "secrets",
         "Secret",
+        strategy=Strategy(KindRules(create=validation.validate_secret, update=validation.validate_secret_update)),
         defaulter=secret_defaults,
         printer=SECRET_PRINTER,
         patch_struct="Secret",
@@ -162,7 +170,12 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("svc",),
         categories=("all",),
         subresources=(Subresource("proxy", _PROXY.verbs, kind="ServiceProxyOptions"), _STATUS),
-        strategy=ServiceStrategy(),
+        strategy=ServiceStrategy(
+            KindRules(
+                names=name_is_dns1035_label,
+                create=validation.validate_service,
+            )
+        ),
         defaulter=service_defaults,
         printer=SERVICE_PRINTER,
         patch_struct="Service",
@@ -173,6 +186,7 @@ TYPES: tuple[ResourceType, ...] = (
         "serviceaccounts",
         "ServiceAccount",
         short_names=("sa",),
+        strategy=Strategy(KindRules()),
         subresources=(
             Subresource("token", ("create",), kind="TokenRequest", group="authentication.k8s.io", version="v1"),
         ),

@@ -4,7 +4,9 @@ Under RBAC authorization a write of one of these is refused when it grants more 
 holds (escalation prevention, kubernetes ``pkg/registry/rbac/*/policybased``; docs/rbac.md). Every
 write of a ClusterRole is followed, inside the same write, by what the clusterrole-aggregation
 controller does: each ClusterRole with an ``aggregationRule`` gets the rules of the ClusterRoles
-its selectors pick (``pkg/controller/clusterroleaggregation``).
+its selectors pick (``pkg/controller/clusterroleaggregation``). They are validated as
+``pkg/apis/rbac/validation`` does (:mod:`fakeapi._state.validation.rbac`), after the escalation
+check, as the policy-based storage runs it before the generic store.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.authorization import aggregation_updates, confirm_binding_write, confirm_role_write
+from fakeapi._state.defaults.rbac import binding_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.rbac_objects import StoredRBAC
 from fakeapi._state.requesters import current_requester
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.strategy import Strategy
+from fakeapi._state.validation import rbac
 
 if TYPE_CHECKING:
     from fakeapi._state.store import Store
@@ -78,12 +82,24 @@ def aggregate_cluster_roles(store: Store, rtype: ResourceType) -> None:
             store.update(rtype, "", name, with_rules, manager=AGGREGATION_CONTROLLER, unconditional=True)
 
 
-_RBAC = RBACStrategy()
-_CLUSTER_ROLES = ClusterRoleStrategy()
-
 TYPES: tuple[ResourceType, ...] = (
-    builtin(_GROUP, "v1", "clusterrolebindings", "ClusterRoleBinding", False, strategy=_RBAC),
-    builtin(_GROUP, "v1", "clusterroles", "ClusterRole", False, strategy=_CLUSTER_ROLES),
-    builtin(_GROUP, "v1", "rolebindings", "RoleBinding", strategy=_RBAC),
-    builtin(_GROUP, "v1", "roles", "Role", strategy=_RBAC),
+    builtin(
+        _GROUP,
+        "v1",
+        "clusterrolebindings",
+        "ClusterRoleBinding",
+        False,
+        strategy=RBACStrategy(rbac.CLUSTER_ROLE_BINDING),
+        defaulter=binding_defaults,
+    ),
+    builtin(_GROUP, "v1", "clusterroles", "ClusterRole", False, strategy=ClusterRoleStrategy(rbac.CLUSTER_ROLE)),
+    builtin(
+        _GROUP,
+        "v1",
+        "rolebindings",
+        "RoleBinding",
+        strategy=RBACStrategy(rbac.ROLE_BINDING),
+        defaulter=binding_defaults,
+    ),
+    builtin(_GROUP, "v1", "roles", "Role", strategy=RBACStrategy(rbac.ROLE)),
 )

@@ -13,12 +13,8 @@ from typing import Any
 
 from fakeapi._state.schema.messages import invalid
 from fakeapi._state.schema.structural import Node, key_path
-from fakeapi._state.validation import (
-    ANNOTATIONS_TOTAL_LIMIT,
-    validate_label_value,
-    validate_name,
-    validate_qualified_name,
-)
+from fakeapi._state.validation.names import is_dns1123_label, is_label_value, is_qualified_name
+from fakeapi._state.validation.objectmeta import ANNOTATIONS_TOTAL_LIMIT
 from fakeapi.errors import Cause
 
 __all__ = ["validate_embedded"]
@@ -103,17 +99,17 @@ def _embedded_meta_causes(meta: dict[str, Any], path: str) -> list[Cause]:
             causes.append(invalid(f"{path}.name", name, problem))
     namespace = meta.get("namespace")
     if isinstance(namespace, str) and namespace:
-        for problem in validate_name(namespace, dns_label=True):
+        for problem in is_dns1123_label(namespace):
             causes.append(invalid(f"{path}.namespace", namespace, problem))
     labels = meta.get("labels")
     for key, value in (labels if isinstance(labels, dict) else {}).items():
-        causes.extend(invalid(f"{path}.labels", key, problem) for problem in validate_qualified_name(key))
+        causes.extend(invalid(f"{path}.labels", key, problem) for problem in is_qualified_name(key))
         if isinstance(value, str):
-            causes.extend(invalid(f"{path}.labels", value, problem) for problem in validate_label_value(value))
+            causes.extend(invalid(f"{path}.labels", value, problem) for problem in is_label_value(value))
     annotations = meta.get("annotations")
     total = 0
     for key, value in (annotations if isinstance(annotations, dict) else {}).items():
-        causes.extend(invalid(f"{path}.annotations", key, problem) for problem in validate_qualified_name(key.lower()))
+        causes.extend(invalid(f"{path}.annotations", key, problem) for problem in is_qualified_name(key.lower()))
         total += len(key.encode()) + len(str(value).encode())
     if total > ANNOTATIONS_TOTAL_LIMIT:
         limit = f"Too long: may not be more than {ANNOTATIONS_TOTAL_LIMIT} bytes"

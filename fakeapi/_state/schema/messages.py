@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from fakeapi._patching.gostrconv import quote
-from fakeapi._state.validation import go_value
+from fakeapi._state.validation.field import go_value
 from fakeapi.errors import Cause
 
 __all__ = ["field", "go_float", "go_value_text", "invalid", "too_many", "type_invalid"]

@@ -1,0 +1,388 @@
+"""Built-in kinds validated as the apiserver's ``pkg/apis/<group>/validation`` does: 422 bodies to the byte."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import RawClient
+
+pytestmark = pytest.mark.asyncio
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+SECRETS = "/api/v1/namespaces/default/secrets"
+SERVICES = "/api/v1/namespaces/default/services"
+SERVICEACCOUNTS = "/api/v1/namespaces/default/serviceaccounts"
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+ROLES = f"{RBAC}/namespaces/default/roles"
+ROLEBINDINGS = f"{RBAC}/namespaces/default/rolebindings"
+CLUSTERROLES = f"{RBAC}/clusterroles"
+CLUSTERROLEBINDINGS = f"{RBAC}/clusterrolebindings"
+
+CONFIG_KEY_RULE = (
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
+    "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"
+)
+DNS1035_RULE = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
+    "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+def status_422(prefix: str, name: str, kind: str, group: str, causes: list[tuple[str, str, str]]) -> bytes:
+    """The bytes of ``NewInvalid``'s Status, written out by hand: messages ``<field>: <body>``, joined in brackets."""
+    texts = [f"{where}: {body}" for _, body, where in causes]
+    aggregate = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+    details = '{"name":' + json.dumps(name)
+    if group:
+        details += ',"group":' + json.dumps(group)
+    details += ',"kind":' + json.dumps(kind) + ',"causes":['
+    details += ",".join(
+        '{"reason":' + json.dumps(reason) + ',"message":' + json.dumps(body) + ',"field":' + json.dumps(where) + "}"
+        for reason, body, where in causes
+    )
+    return (
+        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":'
+        + json.dumps(f'{prefix} "{name}" is invalid: {aggregate}', ensure_ascii=False)
+        + ',"reason":"Invalid","details":'
+        + details
+        + ']},"code":422}\n'
+    ).encode()
+
+
+async def assert_rejected(client: RawClient, path: str, body: Any, expected: bytes, method: str = "POST") -> None:
+    before = await client.get(path.rsplit("/", 1)[0] if method == "PUT" else path)
+    reply = await client.request(method, path, body)
+    assert (reply.status, reply.body) == (422, expected)
+    after = await client.get(path.rsplit("/", 1)[0] if method == "PUT" else path)
+    assert after.json()["items"] == before.json()["items"], "a rejected write changes nothing"
+
+
+def configmap(**fields: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, **fields}
+
+
+def secret(**fields: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, **fields}
+
+
+def service(name: str = "web", **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": spec}
+
+
+# -- ConfigMap and Secret ----------------------------------------------------------------------
+
+
+async def test_a_config_map_key_must_be_a_config_key(client: RawClient) -> None:
+    expected = status_422(
+        "ConfigMap",
+        "c",
+        "ConfigMap",
+        "",
+        [("FieldValueInvalid", f'Invalid value: "bad key/": {CONFIG_KEY_RULE}', "data[bad key/]")],
+    )
+    await assert_rejected(client, CONFIGMAPS, configmap(data={"bad key/": "x"}), expected)
+
+
+async def test_a_key_in_data_and_binary_data_and_a_chdir_key(client: RawClient) -> None:
+    expected = status_422(
+        "ConfigMap",
+        "c",
+        "ConfigMap",
+        "",
+        [
+            ("FieldValueInvalid", 'Invalid value: "k": duplicate of key present in binaryData', "data[k]"),
+            ("FieldValueInvalid", "Invalid value: \"..\": must not be '..'", "binaryData[..]"),
+        ],
+    )
+    await assert_rejected(
+        client, CONFIGMAPS, configmap(data={"k": "v"}, binaryData={"k": "eA==", "..": "eA=="}), expected
+    )
+
+
+async def test_an_immutable_config_map_keeps_its_data_and_stays_immutable(client: RawClient) -> None:
+    created = await client.post(CONFIGMAPS, configmap(data={"a": "1"}, immutable=True))
+    assert created.status == 201
+    expected = status_422(
+        "ConfigMap",
+        "c",
+        "ConfigMap",
+        "",
+        [
+            ("FieldValueForbidden", "Forbidden: field is immutable when `immutable` is set", "immutable"),
+            ("FieldValueForbidden", "Forbidden: field is immutable when `immutable` is set", "data"),
+        ],
+    )
+    await assert_rejected(client, f"{CONFIGMAPS}/c", configmap(data={"a": "2"}), expected, method="PUT")
+    same = await client.put(f"{CONFIGMAPS}/c", configmap(data={"a": "1"}, immutable=True))
+    assert same.status == 200
+
+
+async def test_a_tls_secret_needs_its_certificate_and_key(client: RawClient) -> None:
+    expected = status_422(
+        "Secret",
+        "s",
+        "Secret",
+        "",
+        [
+            ("FieldValueRequired", "Required value", "data[tls.crt]"),
+            ("FieldValueRequired", "Required value", "data[tls.key]"),
+        ],
+    )
+    await assert_rejected(client, SECRETS, secret(type="kubernetes.io/tls", data={"ca.crt": "eA=="}), expected)
+
+
+async def test_a_secrets_type_is_immutable(client: RawClient) -> None:
+    assert (await client.post(SECRETS, secret(data={"token": "eA=="}))).status == 201
+    expected = status_422(
+        "Secret",
+        "s",
+        "Secret",
+        "",
+        [("FieldValueInvalid", 'Invalid value: "example.com/token": field is immutable', "type")],
+    )
+    body = secret(type="example.com/token", data={"token": "eA=="})
+    await assert_rejected(client, f"{SECRETS}/s", body, expected, method="PUT")
+
+
+# -- finalizers and names ------------------------------------------------------------------------
+
+
+async def test_a_built_in_object_takes_only_standard_or_qualified_finalizers(client: RawClient) -> None:
+    body = configmap()
+    body["metadata"]["finalizers"] = ["example.com/cleanup", "cleanup"]
+    expected = status_422(
+        "ConfigMap",
+        "c",
+        "ConfigMap",
+        "",
+        [
+            (
+                "FieldValueInvalid",
+                'Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified',
+                "metadata.finalizers[1]",
+            )
+        ],
+    )
+    await assert_rejected(client, CONFIGMAPS, body, expected)
+    body["metadata"]["finalizers"] = ["example.com/cleanup", "orphan"]
+    assert (await client.post(CONFIGMAPS, body)).status == 201
+
+
+async def test_a_service_name_is_a_dns_1035_label(client: RawClient) -> None:
+    expected = status_422(
+        "Service",
+        "1web",
+        "Service",
+        "",
+        [("FieldValueInvalid", f'Invalid value: "1web": {DNS1035_RULE}', "metadata.name")],
+    )
+    await assert_rejected(client, SERVICES, service("1web", ports=[{"port": 80}]), expected)
+
+
+async def test_a_service_account_name_is_a_dns_subdomain(client: RawClient) -> None:
+    body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "Robot"}}
+    rule = (
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+    )
+    expected = status_422(
+        "ServiceAccount",
+        "Robot",
+        "ServiceAccount",
+        "",
+        [("FieldValueInvalid", f'Invalid value: "Robot": {rule}', "metadata.name")],
+    )
+    await assert_rejected(client, SERVICEACCOUNTS, body, expected)
+
+
+# -- Service -------------------------------------------------------------------------------------
+
+
+async def test_a_service_needs_ports_with_supported_protocols(client: RawClient) -> None:
+    expected = status_422("Service", "web", "Service", "", [("FieldValueRequired", "Required value", "spec.ports")])
+    await assert_rejected(client, SERVICES, service(selector={"app": "web"}), expected)
+    expected = status_422(
+        "Service",
+        "web",
+        "Service",
+        "",
+        [
+            (
+                "FieldValueNotSupported",
+                'Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
+                "spec.ports[0].protocol",
+            )
+        ],
+    )
+    await assert_rejected(client, SERVICES, service(ports=[{"port": 80, "protocol": "HTTP"}]), expected)
+
+
+async def test_several_service_ports_need_names_and_distinct_numbers(client: RawClient) -> None:
+    duplicate = (
+        'Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, '
+        'TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}'
+    )
+    expected = status_422(
+        "Service",
+        "web",
+        "Service",
+        "",
+        [
+            ("FieldValueInvalid", "Invalid value: 0: must be between 1 and 65535, inclusive", "spec.ports[0].port"),
+            ("FieldValueRequired", "Required value", "spec.ports[1].name"),
+            ("FieldValueDuplicate", duplicate, "spec.ports[2]"),
+        ],
+    )
+    ports = [{"name": "a", "port": 0, "targetPort": 8080}, {"port": 80}, {"name": "b", "port": 80}]
+    await assert_rejected(client, SERVICES, service(ports=ports), expected)
+
+
+async def test_a_cluster_ip_service_takes_no_node_port_and_a_known_type(client: RawClient) -> None:
+    expected = status_422(
+        "Service",
+        "web",
+        "Service",
+        "",
+        [
+            (
+                "FieldValueForbidden",
+                "Forbidden: may not be used when `type` is 'ClusterIP'",
+                "spec.ports[0].nodePort",
+            )
+        ],
+    )
+    await assert_rejected(client, SERVICES, service(ports=[{"port": 80, "nodePort": 30080}]), expected)
+
+
+# -- RBAC ----------------------------------------------------------------------------------------
+
+
+def role(kind: str = "Role", name: str = "reader", **fields: Any) -> dict[str, Any]:
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, "metadata": {"name": name}, **fields}
+
+
+async def test_a_role_rule_needs_verbs_groups_and_resources(client: RawClient) -> None:
+    expected = status_422(
+        "Role.rbac.authorization.k8s.io",
+        "reader",
+        "Role",
+        "rbac.authorization.k8s.io",
+        [
+            ("FieldValueRequired", "Required value: verbs must contain at least one value", "rules[0].verbs"),
+            (
+                "FieldValueRequired",
+                "Required value: resource rules must supply at least one api group",
+                "rules[0].apiGroups",
+            ),
+            (
+                "FieldValueInvalid",
+                'Invalid value: []string{"/healthz"}: namespaced rules cannot apply to non-resource URLs',
+                "rules[1].nonResourceURLs",
+            ),
+        ],
+    )
+    rules = [{"resources": ["pods"]}, {"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]
+    await assert_rejected(client, ROLES, role(rules=rules), expected)
+
+
+async def test_a_cluster_role_name_may_hold_colons_but_no_slash(client: RawClient) -> None:
+    rules = [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]
+    assert (await client.post(CLUSTERROLES, role("ClusterRole", "system:probe", rules=rules))).status == 201
+    expected = status_422(
+        "ClusterRole.rbac.authorization.k8s.io",
+        "a/b",
+        "ClusterRole",
+        "rbac.authorization.k8s.io",
+        [("FieldValueInvalid", "Invalid value: \"a/b\": may not contain '/'", "metadata.name")],
+    )
+    await assert_rejected(client, CLUSTERROLES, role("ClusterRole", "a/b"), expected)
+
+
+async def test_a_role_binding_names_a_known_role_kind_and_valid_subjects(client: RawClient) -> None:
+    body = role(
+        "RoleBinding",
+        "bind",
+        roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Roles", "name": "reader"},
+        subjects=[
+            {"kind": "ServiceAccount", "name": "robot", "apiGroup": "v1"},
+            {"kind": "User", "name": "ann", "apiGroup": "example.com"},
+        ],
+    )
+    expected = status_422(
+        "RoleBinding.rbac.authorization.k8s.io",
+        "bind",
+        "RoleBinding",
+        "rbac.authorization.k8s.io",
+        [
+            (
+                "FieldValueNotSupported",
+                'Unsupported value: "Roles": supported values: "Role", "ClusterRole"',
+                "roleRef.kind",
+            ),
+            ("FieldValueNotSupported", 'Unsupported value: "v1": supported values: ""', "subjects[0].apiGroup"),
+            (
+                "FieldValueNotSupported",
+                'Unsupported value: "example.com": supported values: "rbac.authorization.k8s.io"',
+                "subjects[1].apiGroup",
+            ),
+        ],
+    )
+    await assert_rejected(client, ROLEBINDINGS, body, expected)
+
+
+async def test_a_bindings_role_ref_and_user_subjects_default_to_the_rbac_group(client: RawClient) -> None:
+    body = role(
+        "RoleBinding", "bind", roleRef={"kind": "Role", "name": "reader"}, subjects=[{"kind": "User", "name": "ann"}]
+    )
+    created = await client.post(ROLEBINDINGS, body)
+    assert created.status == 201
+    assert created.json()["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"}
+    assert created.json()["subjects"] == [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "ann"}]
+
+
+async def test_a_cluster_role_bindings_service_account_needs_a_namespace(client: RawClient) -> None:
+    body = role(
+        "ClusterRoleBinding",
+        "bind",
+        roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        subjects=[{"kind": "ServiceAccount", "name": "robot"}],
+    )
+    expected = status_422(
+        "ClusterRoleBinding.rbac.authorization.k8s.io",
+        "bind",
+        "ClusterRoleBinding",
+        "rbac.authorization.k8s.io",
+        [("FieldValueRequired", "Required value", "subjects[0].namespace")],
+    )
+    await assert_rejected(client, CLUSTERROLEBINDINGS, body, expected)
+
+
+async def test_a_bindings_role_ref_cannot_change(client: RawClient) -> None:
+    body = role(
+        "RoleBinding",
+        "bind",
+        roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+        subjects=[{"kind": "ServiceAccount", "name": "robot", "namespace": "default"}],
+    )
+    assert (await client.post(ROLEBINDINGS, body)).status == 201
+    body["roleRef"] = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}
+    expected = status_422(
+        "RoleBinding.rbac.authorization.k8s.io",
+        "bind",
+        "RoleBinding",
+        "rbac.authorization.k8s.io",
+        [
+            (
+                "FieldValueInvalid",
+                'Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"view"}: '
+                "cannot change roleRef",
+                "roleRef",
+            )
+        ],
+    )
+    await assert_rejected(client, f"{ROLEBINDINGS}/bind", body, expected, method="PUT")
