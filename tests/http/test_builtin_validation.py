@@ -386,3 +386,184 @@ async def test_a_bindings_role_ref_cannot_change(client: RawClient) -> None:
         ],
     )
     await assert_rejected(client, f"{ROLEBINDINGS}/bind", body, expected, method="PUT")
+
+
+# -- Pod -----------------------------------------------------------------------------------------
+
+PODS = "/api/v1/namespaces/default/pods"
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+
+
+def pod(*containers: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": list(containers), **spec},
+    }
+
+
+async def test_an_image_pull_policy_is_one_of_three(client: RawClient) -> None:
+    expected = status_422(
+        "Pod",
+        "p",
+        "Pod",
+        "",
+        [
+            (
+                "FieldValueNotSupported",
+                'Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
+                "spec.containers[0].imagePullPolicy",
+            )
+        ],
+    )
+    body = pod({"name": "web", "image": "nginx:1.27", "imagePullPolicy": "Sometimes"})
+    await assert_rejected(client, PODS, body, expected)
+
+
+async def test_container_ports_names_and_mounts(client: RawClient) -> None:
+    expected = status_422(
+        "Pod",
+        "p",
+        "Pod",
+        "",
+        [
+            (
+                "FieldValueInvalid",
+                "Invalid value: 70000: must be between 1 and 65535, inclusive",
+                "spec.containers[0].ports[0].containerPort",
+            ),
+            ("FieldValueNotFound", 'Not found: "data"', "spec.containers[0].volumeMounts[0].name"),
+            ("FieldValueDuplicate", 'Duplicate value: "web"', "spec.containers[1].name"),
+        ],
+    )
+    body = pod(
+        {
+            "name": "web",
+            "image": "nginx:1.27",
+            "ports": [{"containerPort": 70000}],
+            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+        },
+        {"name": "web", "image": "nginx:1.27"},
+    )
+    await assert_rejected(client, PODS, body, expected)
+
+
+async def test_a_request_above_its_limit(client: RawClient) -> None:
+    expected = status_422(
+        "Pod",
+        "p",
+        "Pod",
+        "",
+        [
+            (
+                "FieldValueInvalid",
+                'Invalid value: "1": must be less than or equal to cpu limit of 500m',
+                "spec.containers[0].resources.requests",
+            )
+        ],
+    )
+    resources = {"limits": {"cpu": "500m"}, "requests": {"cpu": "1"}}
+    await assert_rejected(client, PODS, pod({"name": "web", "image": "nginx:1.27", "resources": resources}), expected)
+
+
+async def test_a_pod_update_may_relabel_and_change_images_but_not_add_containers(client: RawClient) -> None:
+    assert (await client.post(PODS, pod({"name": "web", "image": "nginx:1.27"}))).status == 201
+    stored = (await client.get(f"{PODS}/p")).json()
+    stored["metadata"]["labels"] = {"tier": "front"}
+    stored["spec"]["containers"][0]["image"] = "nginx:1.28"
+    updated = await client.put(f"{PODS}/p", stored)
+    assert updated.status == 200
+    body = updated.json()
+    body["spec"]["containers"].append({**body["spec"]["containers"][0], "name": "extra"})
+    expected = status_422(
+        "Pod",
+        "p",
+        "Pod",
+        "",
+        [("FieldValueForbidden", "Forbidden: pod updates may not add or remove containers", "spec.containers")],
+    )
+    await assert_rejected(client, f"{PODS}/p", body, expected, method="PUT")
+
+
+# -- Deployment ----------------------------------------------------------------------------------
+
+
+def deployment(labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": labels if labels is not None else {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+            },
+            **spec,
+        },
+    }
+
+
+def deployment_422(*causes: tuple[str, str, str]) -> bytes:
+    return status_422("Deployment.apps", "web", "Deployment", "apps", list(causes))
+
+
+async def test_a_deployments_selector_must_match_its_template(client: RawClient) -> None:
+    expected = deployment_422(
+        (
+            "FieldValueInvalid",
+            'Invalid value: map[string]string{"app":"api"}: `selector` does not match template `labels`',
+            "spec.template.metadata.labels",
+        )
+    )
+    await assert_rejected(client, DEPLOYMENTS, deployment({"app": "api"}), expected)
+
+
+async def test_a_deployments_selector_is_immutable(client: RawClient) -> None:
+    assert (await client.post(DEPLOYMENTS, deployment())).status == 201
+    body = deployment({"app": "web2"})
+    body["spec"]["selector"] = {"matchLabels": {"app": "web2"}}
+    expected = deployment_422(
+        (
+            "FieldValueInvalid",
+            'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web2"}, '
+            "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable",
+            "spec.selector",
+        )
+    )
+    await assert_rejected(client, f"{DEPLOYMENTS}/web", body, expected, method="PUT")
+
+
+async def test_a_rolling_update_needs_room_to_roll(client: RawClient) -> None:
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "150%", "maxSurge": 0}}
+    expected = deployment_422(
+        (
+            "FieldValueInvalid",
+            'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%',
+            "spec.strategy.rollingUpdate.maxUnavailable",
+        )
+    )
+    await assert_rejected(client, DEPLOYMENTS, deployment(strategy=strategy), expected)
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": "0%"}}
+    expected = deployment_422(
+        (
+            "FieldValueInvalid",
+            'Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: may not be 0 when `maxSurge` is 0',
+            "spec.strategy.rollingUpdate.maxUnavailable",
+        )
+    )
+    await assert_rejected(client, DEPLOYMENTS, deployment(strategy=strategy), expected)
+
+
+async def test_a_deployments_pods_restart_always(client: RawClient) -> None:
+    body = deployment()
+    body["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    expected = deployment_422(
+        (
+            "FieldValueNotSupported",
+            'Unsupported value: "Never": supported values: "Always"',
+            "spec.template.spec.restartPolicy",
+        )
+    )
+    await assert_rejected(client, DEPLOYMENTS, body, expected)

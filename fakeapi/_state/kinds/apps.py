@@ -1,4 +1,8 @@
-"""``apps/v1``: ``pkg/registry/apps/<kind>``; spec changes bump the generation."""
+"""``apps/v1``: ``pkg/registry/apps/<kind>``; spec changes bump the generation.
+
+Deployments are validated as ``pkg/apis/apps/validation`` does (:mod:`fakeapi._state.validation.apps`);
+ReplicaSets, StatefulSets and DaemonSets are not defaulted yet, so only their metadata is checked.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
 from fakeapi._state.tables.workloads import DEPLOYMENT_PRINTER
+from fakeapi._state.validation.apps import DEPLOYMENT
 
 __all__ = ["TYPES"]
 
@@ -34,7 +39,7 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("deploy",),
         categories=("all",),
         subresources=(_SCALE, Subresource("status")),
-        strategy=_GENERATION,
+        strategy=GenerationStrategy(DEPLOYMENT),
         defaulter=deployment_defaults,
         printer=DEPLOYMENT_PRINTER,
         patch_struct="Deployment",

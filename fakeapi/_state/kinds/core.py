@@ -2,7 +2,7 @@
 
 Namespaces finalize through ``spec.finalizers``, which the namespace controller clears
 (``namespace/strategy.go``, ``storage.go``); Services get a cluster IP and node ports on create
-(``service/storage/alloc.go``). ConfigMaps, Secrets, Services, ServiceAccounts and Namespaces are
+(``service/storage/alloc.go``). Pods, ConfigMaps, Secrets, Services, ServiceAccounts and Namespaces are
 validated as ``pkg/apis/core/validation`` does (:mod:`fakeapi._state.validation.core`).
 """
 
@@ -28,6 +28,7 @@ from fakeapi._state.tables.events import EVENT_PRINTER
 from fakeapi._state.tables.pods import POD_PRINTER
 from fakeapi._state.validation import core as validation
 from fakeapi._state.validation.names import name_is_dns1035_label, name_is_dns_label
+from fakeapi._state.validation.pods import validate_pod, validate_pod_update
 from fakeapi._state.validation.rules import KindRules
 
 if TYPE_CHECKING:
@@ -201,6 +202,7 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("po",),
         categories=("all",),
         subresources=_POD_SUBRESOURCES,
+        strategy=Strategy(KindRules(create=validate_pod, update=validate_pod_update)),
         defaulter=pod_defaults,
         printer=POD_PRINTER,
         patch_struct="Pod",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from decimal import ROUND_UP, Decimal, localcontext
 
-__all__ = ["QuantityError", "canonical_quantity"]
+__all__ = ["QuantityError", "canonical_quantity", "quantity_amount"]
 
 SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 FORMAT_WRONG = f"quantities must match the regular expression '{SPLIT_RE}'"
@@ -151,3 +151,13 @@ def _canonical(amount: Decimal, form: str) -> str:
         if form == "DecimalExponent":
             return number if exponent == 0 else f"{number}e{exponent}"
         return number + _DECIMAL_SUFFIX.get(exponent, "")
+
+
+def quantity_amount(text: str) -> Decimal:
+    """The number a quantity stands for (``Quantity.Cmp`` compares these), exactly."""
+    _, value, _, _, suffix = _split(text)
+    base, exponent, _ = _interpret(suffix)
+    with localcontext() as context:
+        context.prec = 4096
+        amount = Decimal(value)
+        return amount.scaleb(exponent) if base == 10 else amount * (Decimal(2) ** exponent)

@@ -7,5 +7,6 @@
   (``api/validation/objectmeta.go``, ``meta/v1/validation``);
 * :mod:`.rules`: what a built-in kind's descriptor holds of its validation;
 * the built-in kinds' own rules, as ``pkg/apis/<group>/validation/validation.go`` has them:
-  :mod:`.core`, :mod:`.rbac`.
+  :mod:`.pods` and :mod:`.containers` (the pod spec every workload holds), :mod:`.core`,
+  :mod:`.apps`, :mod:`.rbac`; :mod:`.values` prints the structs their errors report.
 """

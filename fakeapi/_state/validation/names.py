@@ -180,13 +180,12 @@ def is_port_name(value: str) -> list[str]:
 
 
 def is_env_var_name(value: str) -> list[str]:
-    """``IsRelaxedEnvVarName``: printable ASCII but ``=``, and not ``.``, ``..`` or ``..``-prefixed."""
+    """``IsRelaxedEnvVarName``: printable ASCII but ``=``."""
     problems = []
     if not value:
         problems.append("environment variable name must be non-empty")
-    if any(ord(ch) > 0x7F or not (0x20 <= ord(ch) < 0x7F) or ch == "=" for ch in value):
+    if any(not (0x20 <= ord(ch) < 0x7F) or ch == "=" for ch in value):
         problems.append(_RELAXED_ENV_VAR_MESSAGE)
-    problems.extend(_chdir_prefix(value))
     return problems
 
 
