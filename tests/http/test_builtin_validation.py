@@ -567,3 +567,121 @@ async def test_a_deployments_pods_restart_always(client: RawClient) -> None:
         )
     )
     await assert_rejected(client, DEPLOYMENTS, body, expected)
+
+
+# -- ReplicaSet, StatefulSet, DaemonSet ------------------------------------------------------------
+
+APPS = "/apis/apps/v1/namespaces/default"
+
+
+def workload(kind: str, name: str, **spec: Any) -> dict[str, Any]:
+    template = {
+        "metadata": {"labels": {"app": name}},
+        "spec": {"containers": [{"name": name, "image": "postgres:16"}]},
+    }
+    body_spec = {"selector": {"matchLabels": {"app": name}}, "template": template, **spec}
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name}, "spec": body_spec}
+
+
+async def test_a_stateful_set_is_defaulted_as_the_apiserver_does(client: RawClient) -> None:
+    claim = {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}
+    created = await client.post(f"{APPS}/statefulsets", workload("StatefulSet", "db", volumeClaimTemplates=[claim]))
+    assert created.status == 201
+    spec = created.json()["spec"]
+    assert spec["volumeClaimTemplates"] == [
+        {
+            "metadata": {"name": "data", "creationTimestamp": None},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {}, "volumeMode": "Filesystem"},
+            "status": {"phase": "Pending"},
+        }
+    ]
+    defaulted = {
+        key: spec[key] for key in ("replicas", "podManagementPolicy", "updateStrategy", "revisionHistoryLimit")
+    }
+    assert defaulted == {
+        "replicas": 1,
+        "podManagementPolicy": "OrderedReady",
+        "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+        "revisionHistoryLimit": 10,
+    }
+    assert spec["persistentVolumeClaimRetentionPolicy"] == {"whenDeleted": "Retain", "whenScaled": "Retain"}
+    assert created.json()["status"] == {"replicas": 0, "availableReplicas": 0}
+
+
+async def test_a_stateful_set_name_is_a_dns_label_and_its_policy_known(client: RawClient) -> None:
+    expected = status_422(
+        "StatefulSet.apps",
+        "db.v1",
+        "StatefulSet",
+        "apps",
+        [
+            ("FieldValueInvalid", 'Invalid value: "db.v1": must not contain dots', "metadata.name"),
+            (
+                "FieldValueInvalid",
+                "Invalid value: \"Random\": must be 'OrderedReady' or 'Parallel'",
+                "spec.podManagementPolicy",
+            ),
+        ],
+    )
+    body = workload("StatefulSet", "db.v1", podManagementPolicy="Random")
+    await assert_rejected(client, f"{APPS}/statefulsets", body, expected)
+
+
+async def test_a_stateful_set_update_touches_only_the_updatable_fields(client: RawClient) -> None:
+    assert (await client.post(f"{APPS}/statefulsets", workload("StatefulSet", "db", serviceName="db"))).status == 201
+    scaled = await client.put(f"{APPS}/statefulsets/db", workload("StatefulSet", "db", serviceName="db", replicas=3))
+    assert scaled.status == 200
+    detail = (
+        "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+        "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+    )
+    expected = status_422("StatefulSet.apps", "db", "StatefulSet", "apps", [("FieldValueForbidden", detail, "spec")])
+    body = workload("StatefulSet", "db", serviceName="db-headless", replicas=3)
+    await assert_rejected(client, f"{APPS}/statefulsets/db", body, expected, method="PUT")
+
+
+async def test_a_daemon_set_rolls_with_either_unavailable_pods_or_a_surge(client: RawClient) -> None:
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 1}}
+    expected = status_422(
+        "DaemonSet.apps",
+        "agent",
+        "DaemonSet",
+        "apps",
+        [
+            (
+                "FieldValueInvalid",
+                'Invalid value: intstr.IntOrString{Type:0, IntVal:1, StrVal:""}: '
+                "may not be set when maxUnavailable is non-zero",
+                "spec.updateStrategy.rollingUpdate.maxSurge",
+            )
+        ],
+    )
+    await assert_rejected(
+        client, f"{APPS}/daemonsets", workload("DaemonSet", "agent", updateStrategy=strategy), expected
+    )
+    created = await client.post(f"{APPS}/daemonsets", workload("DaemonSet", "agent"))
+    assert created.status == 201
+    assert created.json()["spec"]["updateStrategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0},
+    }
+
+
+async def test_a_replica_sets_selector_may_not_be_empty(client: RawClient) -> None:
+    body = workload("ReplicaSet", "web")
+    body["spec"]["selector"] = {}
+    expected = status_422(
+        "ReplicaSet.apps",
+        "web",
+        "ReplicaSet",
+        "apps",
+        [
+            (
+                "FieldValueInvalid",
+                "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+                "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment",
+                "spec.selector",
+            )
+        ],
+    )
+    await assert_rejected(client, f"{APPS}/replicasets", body, expected)

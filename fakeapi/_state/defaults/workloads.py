@@ -1,7 +1,12 @@
-"""Defaults of a Deployment and a Job, beyond their pod template.
+"""Defaults of the workloads (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job), beyond their pod template.
 
 Reproduced from kube-apiserver 1.32: ``pkg/apis/apps/v1/defaults.go`` ``SetDefaults_Deployment``
-(replicas, strategy, revision history, progress deadline), ``pkg/apis/batch/v1/defaults.go``
+(replicas, strategy, revision history, progress deadline), ``SetDefaults_ReplicaSet`` (replicas),
+``SetDefaults_StatefulSet`` (pod management, update strategy and partition, the claim retention
+policy of the StatefulSetAutoDeletePVC gate, on in 1.32, replicas, revision history) with its claim
+templates' ``SetDefaults_PersistentVolumeClaim`` (phase Pending) and ``volumeMode: Filesystem``,
+``SetDefaults_DaemonSet`` (a rolling update of one pod, no surge, revision history);
+``pkg/apis/batch/v1/defaults.go``
 ``SetDefaults_Job`` (completions, parallelism, backoff limit, completion mode, pod failure and
 replacement policies), ``pkg/registry/batch/job/strategy.go`` ``generateSelector`` (template labels
 and a selector keyed on the Job's uid) and the Job's labels copied from its template; a status
@@ -13,7 +18,13 @@ from __future__ import annotations
 from fakeapi._state.defaults.fields import Obj, default, default_if_absent, items, sub
 from fakeapi._state.defaults.pods import template_defaults
 
-__all__ = ["deployment_defaults", "job_defaults"]
+__all__ = [
+    "daemon_set_defaults",
+    "deployment_defaults",
+    "job_defaults",
+    "replica_set_defaults",
+    "stateful_set_defaults",
+]
 
 MAX_INT32 = 2**31 - 1
 
@@ -31,6 +42,57 @@ def deployment_defaults(deployment: Obj, creating: bool | None) -> None:
         default_if_absent(spec, "progressDeadlineSeconds", 600)
         template_defaults(spec)
     _status_struct(deployment, creating)
+
+
+def replica_set_defaults(replica_set: Obj, creating: bool | None) -> None:
+    """``SetDefaults_ReplicaSet``: one replica; the pod template's defaults."""
+    spec = sub(replica_set, "spec")
+    if spec is not None:
+        default_if_absent(spec, "replicas", 1)
+        template_defaults(spec)
+    _status_struct(replica_set, creating)
+
+
+def daemon_set_defaults(daemon_set: Obj, creating: bool | None) -> None:
+    """``SetDefaults_DaemonSet``: a rolling update of one pod at a time, no surge; ten revisions kept."""
+    spec = sub(daemon_set, "spec")
+    if spec is not None:
+        if (strategy := sub(spec, "updateStrategy")) is not None:
+            default(strategy, "type", "RollingUpdate")
+            if strategy["type"] == "RollingUpdate" and (rolling := sub(strategy, "rollingUpdate")) is not None:
+                default_if_absent(rolling, "maxUnavailable", 1)
+                default_if_absent(rolling, "maxSurge", 0)
+        default_if_absent(spec, "revisionHistoryLimit", 10)
+        template_defaults(spec)
+    _status_struct(daemon_set, creating)
+
+
+def stateful_set_defaults(stateful_set: Obj, creating: bool | None) -> None:
+    """``SetDefaults_StatefulSet`` (StatefulSetAutoDeletePVC is on in 1.32) and its claim templates' defaults."""
+    spec = sub(stateful_set, "spec")
+    if spec is not None:
+        default(spec, "podManagementPolicy", "OrderedReady")
+        if (strategy := sub(spec, "updateStrategy")) is not None:
+            if not strategy.get("type"):
+                strategy["type"] = "RollingUpdate"
+                sub(strategy, "rollingUpdate")
+            rolling = strategy.get("rollingUpdate")
+            if strategy["type"] == "RollingUpdate" and isinstance(rolling, dict):
+                default_if_absent(rolling, "partition", 0)
+        if (retention := sub(spec, "persistentVolumeClaimRetentionPolicy")) is not None:
+            default(retention, "whenDeleted", "Retain")
+            default(retention, "whenScaled", "Retain")
+        default_if_absent(spec, "replicas", 1)
+        default_if_absent(spec, "revisionHistoryLimit", 10)
+        template_defaults(spec)
+        for claim in items(spec, "volumeClaimTemplates"):
+            if (claim_meta := sub(claim, "metadata")) is not None:
+                claim_meta.setdefault("creationTimestamp", None)
+            if (claim_spec := sub(claim, "spec")) is not None:
+                default_if_absent(claim_spec, "volumeMode", "Filesystem")
+            if (claim_status := sub(claim, "status")) is not None:
+                default(claim_status, "phase", "Pending")
+    _status_struct(stateful_set, creating)
 
 
 def _status_struct(obj: Obj, creating: bool | None) -> None:

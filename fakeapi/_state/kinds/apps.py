@@ -1,23 +1,26 @@
 """``apps/v1``: ``pkg/registry/apps/<kind>``; spec changes bump the generation.
 
-Deployments are validated as ``pkg/apis/apps/validation`` does (:mod:`fakeapi._state.validation.apps`);
-ReplicaSets, StatefulSets and DaemonSets are not defaulted yet, so only their metadata is checked.
+Deployments, ReplicaSets, StatefulSets and DaemonSets are defaulted as ``pkg/apis/apps/v1/defaults.go``
+does and validated as ``pkg/apis/apps/validation`` does (:mod:`fakeapi._state.validation.apps`).
 """
 
 from __future__ import annotations
 
-from fakeapi._state.defaults.workloads import deployment_defaults
+from fakeapi._state.defaults.workloads import (
+    daemon_set_defaults,
+    deployment_defaults,
+    replica_set_defaults,
+    stateful_set_defaults,
+)
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
 from fakeapi._state.tables.workloads import DEPLOYMENT_PRINTER
-from fakeapi._state.validation.apps import DEPLOYMENT
+from fakeapi._state.validation.apps import DAEMON_SET, DEPLOYMENT, REPLICA_SET, STATEFUL_SET
 
 __all__ = ["TYPES"]
 
 _SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
-
-_GENERATION = GenerationStrategy()
 
 TYPES: tuple[ResourceType, ...] = (
     builtin("apps", "v1", "controllerrevisions", "ControllerRevision"),
@@ -29,7 +32,8 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("ds",),
         categories=("all",),
         subresources=(Subresource("status"),),
-        strategy=_GENERATION,
+        strategy=GenerationStrategy(DAEMON_SET),
+        defaulter=daemon_set_defaults,
     ),
     builtin(
         "apps",
@@ -44,17 +48,26 @@ TYPES: tuple[ResourceType, ...] = (
         printer=DEPLOYMENT_PRINTER,
         patch_struct="Deployment",
     ),
-    *(
-        builtin(
-            "apps",
-            "v1",
-            plural,
-            kind,
-            short_names=(short,),
-            categories=("all",),
-            subresources=(_SCALE, Subresource("status")),
-            strategy=_GENERATION,
-        )
-        for plural, kind, short in (("replicasets", "ReplicaSet", "rs"), ("statefulsets", "StatefulSet", "sts"))
+    builtin(
+        "apps",
+        "v1",
+        "replicasets",
+        "ReplicaSet",
+        short_names=("rs",),
+        categories=("all",),
+        subresources=(_SCALE, Subresource("status")),
+        strategy=GenerationStrategy(REPLICA_SET),
+        defaulter=replica_set_defaults,
+    ),
+    builtin(
+        "apps",
+        "v1",
+        "statefulsets",
+        "StatefulSet",
+        short_names=("sts",),
+        categories=("all",),
+        subresources=(_SCALE, Subresource("status")),
+        strategy=GenerationStrategy(STATEFUL_SET),
+        defaulter=stateful_set_defaults,
     ),
 )
