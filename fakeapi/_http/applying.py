@@ -4,8 +4,10 @@ What a client observes of ``kubectl apply --server-side``: the applied configura
 into the live object (maps merge, lists are replaced whole), fields this manager applied before
 and left out now are removed unless another manager also owns them, the object is created when
 missing (201), and a field another manager set to a different value is a 409 conflict unless
-``force=true`` (``structured-merge-diff``'s conflict message). The manager's ``Apply`` entry in
-managedFields lists exactly the applied fields.
+``force=true``. The conflict is apimachinery's ``NewConflictError``
+(``util/managedfields/internal/conflict.go``): one ``FieldManagerConflict`` cause per field, and
+``getConflictMessage``'s text, the managers as ``printManager`` names them (docs/writes.md). The
+manager's ``Apply`` entry in managedFields lists exactly the applied fields.
 
 Simplification, on purpose: lists are atomic (owned whole), as for a custom resource's lists
 without ``x-kubernetes-list-type``; built-ins' keyed lists are not merged per element.
@@ -16,13 +18,15 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi._patching.godecode import normalize
+from fakeapi._patching.goencode import encode
+from fakeapi._patching.gostrconv import quote
 from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._patching.yamltojson import YAMLToJSONError, yaml_to_value
 from fakeapi._state.managedfields import Path, decode_fields, encode_fields, leaf_paths
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError, Cause, GroupResource
 
-__all__ = ["decode_apply_body", "merge_applied"]
+__all__ = ["conflict_error", "decode_apply_body", "merge_applied"]
 
 
 def decode_apply_body(body: bytes) -> dict[str, Any]:
@@ -84,6 +88,62 @@ def _merge(live: Any, applied: Any) -> Any:
     return applied
 
 
+def _manager_identifier(entry: dict[str, Any]) -> str:
+    """``BuildManagerIdentifier``: the entry's JSON without time and fields (and apiVersion for appliers)."""
+    operation = str(entry.get("operation") or "")
+    parts = [f'"manager":{encode(str(entry.get("manager") or "")).decode()}']
+    if operation:
+        parts.append(f'"operation":{encode(operation).decode()}')
+    if entry.get("apiVersion") and operation != "Apply":
+        parts.append(f'"apiVersion":{encode(str(entry["apiVersion"])).decode()}')
+    if entry.get("subresource"):
+        parts.append(f'"subresource":{encode(str(entry["subresource"])).decode()}')
+    return "{" + ",".join(parts) + "}"
+
+
+def _printed_manager(entry: dict[str, Any]) -> str:
+    """``printManager``: the quoted name, its subresource, and for an updater the version it used."""
+    shown = quote(str(entry.get("manager") or ""))
+    if entry.get("subresource"):
+        shown += f" with subresource {quote(str(entry['subresource']))}"
+    if entry.get("operation") == "Update":
+        shown += f" using {entry.get('apiVersion') or ''}"
+    return shown
+
+
+def _path_text(path: Path) -> str:
+    """``fieldpath.Path.String`` of a path of field names."""
+    return "".join(f".{part}" for part in path)
+
+
+def _set_order(path: Path) -> tuple[tuple[int, str], ...]:
+    """``fieldpath.Set.Iterate``'s order: at each level its members, sorted, before its children, sorted."""
+    return tuple((0 if position == len(path) - 1 else 1, part) for position, part in enumerate(path))
+
+
+def conflict_error(conflicts: list[tuple[dict[str, Any], Path]]) -> APIError:
+    """``NewConflictError``: a cause per conflict, and the message ``getConflictMessage`` writes."""
+    conflicts = sorted(conflicts, key=lambda item: (_manager_identifier(item[0]), _set_order(item[1])))
+    causes = [
+        Cause("FieldManagerConflict", f"conflict with {_printed_manager(entry)}", _path_text(path))
+        for entry, path in conflicts
+    ]
+    if len(conflicts) == 1:
+        entry, path = conflicts[0]
+        message = f"Apply failed with 1 conflict: conflict with {_printed_manager(entry)}: {_path_text(path)}"
+    else:
+        lines: list[str] = []
+        current = None
+        for entry, path in conflicts:
+            identifier = _manager_identifier(entry)
+            if identifier != current:
+                lines.append(f"conflicts with {_printed_manager(entry)}:")
+                current = identifier
+            lines.append(f"- {_path_text(path)}")
+        message = f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
+    return APIError(message, reason="Conflict", code=409, details={"causes": [cause.to_dict() for cause in causes]})
+
+
 def merge_applied(
     rtype: ResourceType,
     live: dict[str, Any],
@@ -111,15 +171,7 @@ def merge_applied(
             if _get(live, path) != _get(applied, path):
                 conflicts.append((entry, path))
     if conflicts and not force:
-        lines = [
-            f'conflict with "{entry.get("manager", "")}"'
-            + (f" using {entry.get('apiVersion')}" if entry.get("apiVersion") else "")
-            + f": .{'.'.join(path)}"
-            for entry, path in conflicts
-        ]
-        noun = "conflict" if len(lines) == 1 else "conflicts"
-        message = f"Apply failed with {len(lines)} {noun}: " + "\n".join(lines)
-        raise APIError.conflict(rtype.group_resource, meta.get("name", ""), message)
+        raise conflict_error(conflicts)
     owned_by_others = set().union(*(fields for _, fields in others)) if others else set()
     result = live
     for path in sorted(previous - applied_paths - owned_by_others):

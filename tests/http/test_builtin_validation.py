@@ -685,3 +685,51 @@ async def test_a_replica_sets_selector_may_not_be_empty(client: RawClient) -> No
         ],
     )
     await assert_rejected(client, f"{APPS}/replicasets", body, expected)
+
+
+# -- server-side apply conflicts -------------------------------------------------------------------
+
+
+def conflict_409(message: str, causes: list[tuple[str, str]]) -> bytes:
+    listed = ",".join(
+        '{"reason":"FieldManagerConflict","message":' + json.dumps(text) + ',"field":' + json.dumps(where) + "}"
+        for text, where in causes
+    )
+    return (
+        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":'
+        + json.dumps(message)
+        + ',"reason":"Conflict","details":{"causes":['
+        + listed
+        + ']},"code":409}\n'
+    ).encode()
+
+
+async def test_an_apply_over_anothers_field_is_apimachinerys_conflict(client: RawClient) -> None:
+    created = await client.post(f"{CONFIGMAPS}?fieldManager=kubectl-create", configmap(data={"a": "1", "b": "2"}))
+    assert created.status == 201
+    apply = f"{CONFIGMAPS}/c?fieldManager=deployer"
+    one = await client.patch(apply, configmap(data={"a": "9"}), content_type="application/apply-patch+yaml")
+    assert (one.status, one.body) == (
+        409,
+        conflict_409(
+            'Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.a',
+            [('conflict with "kubectl-create" using v1', ".data.a")],
+        ),
+    )
+    two = await client.patch(apply, configmap(data={"a": "9", "b": "9"}), content_type="application/apply-patch+yaml")
+    assert (two.status, two.body) == (
+        409,
+        conflict_409(
+            'Apply failed with 2 conflicts: conflicts with "kubectl-create" using v1:\n- .data.a\n- .data.b',
+            [
+                ('conflict with "kubectl-create" using v1', ".data.a"),
+                ('conflict with "kubectl-create" using v1', ".data.b"),
+            ],
+        ),
+    )
+    assert (await client.get(f"{CONFIGMAPS}/c")).json()["data"] == {"a": "1", "b": "2"}
+    forced = await client.patch(
+        f"{apply}&force=true", configmap(data={"a": "9"}), content_type="application/apply-patch+yaml"
+    )
+    assert forced.status == 200
+    assert forced.json()["data"] == {"a": "9", "b": "2"}
