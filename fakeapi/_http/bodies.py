@@ -24,10 +24,11 @@ from fakeapi._patching.yamltojson import YAMLToJSONError, yaml_to_json
 from fakeapi._state import schema
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.typed import go_structs
-from fakeapi._state.typed.decoding import TypedError, decode_typed, go_type_name
+from fakeapi._state.typed.converting import convert_unstructured
+from fakeapi._state.typed.decoding import TypedError, TypedObject, decode_typed, go_type_name
 from fakeapi.errors import APIError
 
-__all__ = ["DecodedBody", "check_object_meta", "decode_object_body"]
+__all__ = ["DecodedBody", "check_object_meta", "convert_patched", "decode_object_body"]
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 _SUMMARY_LENGTH = 30
@@ -193,6 +194,22 @@ def coerce_builtin(rtype: ResourceType, value: dict[str, Any]) -> tuple[dict[str
         internal = _INTERNAL_PACKAGES.get(rtype.group, rtype.group.split(".")[0])
         return value, [], f"converting ({go_type_name(struct)}) to ({internal}.{rtype.kind}): unknown conversion"
     return typed.value, typed.unknown, None
+
+
+def convert_patched(
+    rtype: ResourceType, value: dict[str, Any], *, collect_unknown: bool
+) -> tuple[TypedObject, str | None] | None:
+    """A strategic merge patch's result converted into the resource's Go type
+    (``FromUnstructuredWithValidation``): the typed object, or the converter's error text; None for
+    a kind outside ``k8s.io/api``, which keeps the map as merged."""
+    structs = go_structs()
+    struct = structs.kind_struct(rtype.api_version, rtype.kind)
+    if struct is None:
+        return None
+    try:
+        return convert_unstructured(structs, struct, value, unknown=collect_unknown), None
+    except TypedError as error:
+        return TypedObject(value), str(error)
 
 
 # The package of a group's internal types (``k8s.io/kubernetes/pkg/apis/<package>``), where it is not

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakeapi._http.bodies import check_object_meta, coerce_builtin, coerce_custom_resource
+from fakeapi._http.bodies import check_object_meta, coerce_builtin, coerce_custom_resource, convert_patched
 from fakeapi._http.negotiation import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from fakeapi._http.options import WriteOptions
 from fakeapi._patching import (
@@ -208,11 +208,16 @@ def _merge_patch(
 def _strategic_merge_patch(
     rtype: ResourceType, body: bytes, options: WriteOptions, context: PatchContext
 ) -> Callable[[dict[str, Any]], Any]:
+    """``strategicPatchObject``: the strict map decode, ``StrategicMergeMapPatch`` with the kind's
+    struct as schema, then ``FromUnstructuredWithValidation`` into the kind's Go type
+    (docs/strategic-merge-patch.md)."""
     # Loaded with the first strategic merge patch (kubectl's): most sessions never send one.
-    from fakeapi._patching.patchmeta import PLAIN, patch_meta
+    from fakeapi._patching.patchmeta import PLAIN
     from fakeapi._patching.smp import StrategicMergeError, StrategicMergePanic, strategic_merge_patch
+    from fakeapi._state.typed.patchmeta import kind_patch_meta
 
-    meta = patch_meta(rtype.patch_struct) if rtype.patch_struct else PLAIN
+    meta = kind_patch_meta(rtype.api_version, rtype.kind) or PLAIN
+    collect_unknown = options.field_validation in ("Warn", "Strict")
 
     def compute(current: dict[str, Any]) -> Any:
         try:
@@ -222,10 +227,8 @@ def _strategic_merge_patch(
         patch = normalize(predecoded.text.value)
         if patch is None:
             return current
-        if predecoded.strict_errors and options.field_validation == "Warn":
-            context.warnings.extend(predecoded.strict_errors)
         try:
-            value = strategic_merge_patch(current, patch, meta)
+            value = strategic_merge_patch(current, patch, meta, consume_patch=True)
         except StrategicMergePanic as error:
             raise ApiserverPanic(error.message) from None
         except StrategicMergeError as error:
@@ -234,9 +237,29 @@ def _strategic_merge_patch(
             if error.code == 400:
                 raise APIError.bad_request(error.message) from None
             raise APIError.internal(error.message) from None
-        return value
+        converted = convert_patched(rtype, value, collect_unknown=collect_unknown)
+        if converted is None:
+            return value
+        typed, problem = converted
+        if problem is not None:
+            raise _invalid_patch_map(patch, problem)
+        strict = list(predecoded.strict_errors) if collect_unknown else []
+        strict += typed.unknown
+        if strict:
+            if options.field_validation == "Strict":
+                raise _invalid_patch_map(patch, "strict decoding error: " + ", ".join(strict))
+            context.warnings.extend(strict)
+        return typed.value
 
     return compute
+
+
+def _invalid_patch_map(patch: dict[str, Any], problem: str) -> APIError:
+    """``field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patchMap), ...)``."""
+    from fakeapi._patching.govalues import format_value
+
+    cause = Cause("FieldValueInvalid", f"Invalid value: {go_value(format_value(patch))}: {problem}", "patch")
+    return APIError.invalid(_NO_KIND, "", [cause])
 
 
 def compute_patch(

@@ -70,11 +70,18 @@ __all__ = [
 ]
 
 
-def strategic_merge_patch(original: dict[str, Any], patch: dict[str, Any], meta: PatchMeta) -> dict[str, Any]:
-    """``StrategicMergeMapPatch(original, patch, &<kind>{})``; neither argument is modified."""
+def strategic_merge_patch(
+    original: dict[str, Any], patch: dict[str, Any], meta: PatchMeta, *, consume_patch: bool = False
+) -> dict[str, Any]:
+    """``StrategicMergeMapPatch(original, patch, &<kind>{})``; ``original`` is not modified.
+
+    ``patch`` is copied first unless ``consume_patch``: then it is left as Go leaves it (directives
+    and merged lists taken out, nulls discarded from values taken whole), which is what the
+    apiserver prints when the result does not convert.
+    """
     try:
         with deep_recursion():
-            return _merge_map(_clone(original), _clone(patch), meta)
+            return _merge_map(_clone(original), patch if consume_patch else _clone(patch), meta)
     except GoPanic as panic:
         raise StrategicMergePanic(str(panic)) from None
 
@@ -109,16 +116,14 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], meta: PatchMeta)
             continue
         current = original[key]
         if isinstance(current, dict):
-            field = meta.field(key)
-            if field.strategy == REPLACE:
+            child, field = meta.lookup_struct(key)
+            if field.strategy() == REPLACE:
                 original[key] = value
             else:
-                original[key] = _merge_map(current, value, meta.child(key))
+                original[key] = _merge_map(current, value, child)
         elif isinstance(current, list):
-            field = meta.field(key)
-            original[key] = _merge_list_field(
-                current, value, meta.child(key), field.strategy, field.merge_key, field.item_kind, is_delete_list
-            )
+            items, field = meta.lookup_slice(key)
+            original[key] = _merge_list_field(current, value, items, field.strategy(), field.merge_key, is_delete_list)
         else:
             original[key] = value
     return original
@@ -141,16 +146,15 @@ def _merge_ordered_lists(original: dict[str, Any], patch: dict[str, Any], meta: 
             raise bad_arg_type(SLICE, patch_list)
         live_items: list[Any] = live if isinstance(live, list) else []
         patch_items: list[Any] = patch_list if isinstance(patch_list, list) else []
-        field = meta.field(key)
+        items, field = meta.lookup_slice(key)
+        strategy = field.strategy()
         check_order(patch_items, order, field.merge_key)
         if key in original and key not in patch:
             merged = live_items
         elif key in patch and key not in original:
             merged = remove_directives(patch_items)[0]
         elif key in original:
-            merged = _merge_list_field(
-                live_items, patch_items, meta.child(key), field.strategy, field.merge_key, field.item_kind, False
-            )
+            merged = _merge_list_field(live_items, patch_items, items, strategy, field.merge_key, False)
         else:
             continue
         if field.merge_key:
@@ -171,16 +175,15 @@ def _merge_list_field(
     item_meta: PatchMeta,
     strategy: str,
     merge_key: str,
-    item_kind: str,
     is_delete_list: bool,
 ) -> list[Any]:
     if strategy == MERGE or is_delete_list:
-        return _merge_list(live, patch, item_meta, merge_key, item_kind, is_delete_list)
+        return _merge_list(live, patch, item_meta, merge_key, is_delete_list)
     return patch
 
 
 def _merge_list(
-    live: list[Any], patch: list[Any], item_meta: PatchMeta, merge_key: str, item_kind: str, is_delete_list: bool
+    live: list[Any], patch: list[Any], item_meta: PatchMeta, merge_key: str, is_delete_list: bool
 ) -> list[Any]:
     """``mergeSlice``. ``live`` is the document's own list: Go's backing array, which deletions shift."""
     if not live and not patch:
@@ -193,7 +196,7 @@ def _merge_list(
         merged = _deduplicate(live + patch)
     else:
         if not merge_key:
-            raise StrategicMergeError(f"cannot merge lists without merge key for {item_kind}")
+            raise StrategicMergeError(f"cannot merge lists without merge key for {item_meta.name()}")
         base, patch, replaced = _apply_item_directives(live, patch, merge_key)
         merged = _merge_items(base, None if replaced else live, patch, item_meta, merge_key)
     if merge_key:

@@ -8,8 +8,8 @@ generic store (``registry/generic/registry/store.go``):
   verbs, short names, categories, subresources (each with its verbs and response kind);
 * what the store does around a write: the :class:`~fakeapi._state.strategy.Strategy` (prepare,
   validate, warnings, lifecycle hooks) and the defaulter of ``pkg/apis/<group>/v1/defaults.go``;
-* how it is shown and patched: the printer of its Tables, the Go struct its strategic merge patch
-  metadata starts from. Its Go struct (for protobuf bodies) is found by apiVersion and kind in
+* how it is shown: the printer of its Tables. Its Go struct (for typed decoding, protobuf bodies
+  and strategic merge patch metadata) is found by apiVersion and kind in
   :mod:`fakeapi._state.typed`, which holds every kind of the API.
 
 The built-in kinds are declared in :mod:`fakeapi._state.kinds`, one module per API group; a custom
@@ -88,7 +88,6 @@ class ResourceType:
     strategy: Strategy | None = field(default=None, compare=False, hash=False, repr=False)
     defaulter: Defaulter | None = field(default=None, compare=False, hash=False, repr=False)
     printer: Printer | None = field(default=None, compare=False, hash=False, repr=False)
-    patch_struct: str = ""
     # The group, version and kind objects are stored as, where another resource's (events.k8s.io
     # Events are core/v1 Events in storage); discovery's storageVersionHash is computed from it.
     stored_as: tuple[str, str, str] | None = None

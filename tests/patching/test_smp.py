@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from fakeapi._patching.lazynode import GoPanic
-from fakeapi._patching.patchmeta import PatchMeta, patch_meta
+from fakeapi._patching.patchmeta import PatchMeta
 from fakeapi._patching.smp import (
     GENERIC_UNPROCESSABLE,
     StrategicMergeError,
     StrategicMergePanic,
     strategic_merge_patch,
 )
-from fakeapi._state.kinds import BUILTIN_TYPES, builtin_type
+from fakeapi._state.typed.patchmeta import kind_patch_meta
 
 CORE = ("", "v1")
 APPS = ("apps", "v1")
@@ -67,8 +67,10 @@ SIDECAR = {"name": "sidecar", "image": "sidecar:1"}
 
 
 def patch_meta_for(group: str, version: str, kind: str) -> PatchMeta:
-    """The metadata the PATCH handler uses for a built-in kind: its descriptor's struct."""
-    return patch_meta(builtin_type(group, version, kind).patch_struct)
+    """The metadata the PATCH handler uses for a built-in kind: its Go struct's."""
+    meta = kind_patch_meta(f"{group}/{version}" if group else version, kind)
+    assert meta is not None
+    return meta
 
 
 def apply(group_version: tuple[str, str], kind: str, original: dict[str, Any], patch: dict[str, Any]) -> Any:
@@ -713,40 +715,102 @@ def test_go_panics_are_500s(kind: str, live: dict[str, Any], patch: dict[str, An
 # --- the metadata ---------------------------------------------------------------------------------------------
 
 
+WORKLOADS = [
+    (APPS, "Deployment", ("spec", "template", "spec")),
+    (APPS, "StatefulSet", ("spec", "template", "spec")),
+    (APPS, "DaemonSet", ("spec", "template", "spec")),
+    (APPS, "ReplicaSet", ("spec", "template", "spec")),
+    (BATCH, "Job", ("spec", "template", "spec")),
+    (BATCH, "CronJob", ("spec", "jobTemplate", "spec", "template", "spec")),
+    (CORE, "ReplicationController", ("spec", "template", "spec")),
+    (CORE, "PodTemplate", ("template", "spec")),
+    (CORE, "Pod", ("spec",)),
+]
+
+
+def _nest(path: tuple[str, ...], leaf: dict[str, Any]) -> dict[str, Any]:
+    for key in reversed(path):
+        leaf = {key: leaf}
+    return leaf
+
+
+def _dig(obj: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        obj = obj[key]
+    return obj
+
+
+@pytest.mark.parametrize(("group_version", "kind", "pod_spec"), WORKLOADS, ids=[kind for _, kind, _ in WORKLOADS])
+def test_every_workload_merges_with_its_own_keys(
+    group_version: tuple[str, str], kind: str, pod_spec: tuple[str, ...]
+) -> None:
+    live = {
+        "apiVersion": "/".join(part for part in group_version if part),
+        "kind": kind,
+        "metadata": {"name": "w", "finalizers": ["a"]},
+        **_nest(pod_spec, {"containers": [APP, SIDECAR], "volumes": [{"name": "v", "emptyDir": {}}]}),
+    }
+    patch = {
+        "metadata": {"finalizers": ["b"]},
+        **_nest(
+            pod_spec,
+            {
+                "containers": [{"name": "app", "env": [{"name": "B", "value": "3"}]}],
+                "volumes": [{"name": "v", "$retainKeys": ["name", "configMap"], "configMap": {"name": "c"}}],
+                "tolerations": [{"key": "k"}],
+            },
+        ),
+    }
+    result = apply(group_version, kind, live, patch)
+    spec = _dig(result, pod_spec)
+    assert result["metadata"]["finalizers"] == ["b", "a"]
+    assert spec["containers"][0]["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "3"}]
+    assert spec["containers"][1] == SIDECAR
+    assert spec["volumes"] == [{"name": "v", "configMap": {"name": "c"}}]
+    assert spec["tolerations"] == [{"key": "k"}]
+
+
 @pytest.mark.parametrize(
-    ("group_version", "kind", "path", "strategy", "merge_key", "retain_keys"),
+    ("kind", "live", "patch", "message"),
     [
-        (APPS, "Deployment", "spec.template.spec.containers", "merge", "name", False),
-        (APPS, "Deployment", "spec.template.spec.containers.ports", "merge", "containerPort", False),
-        (APPS, "Deployment", "spec.template.spec.initContainers.env", "merge", "name", False),
-        (APPS, "Deployment", "spec.template.spec.containers.volumeMounts", "merge", "mountPath", False),
-        (APPS, "Deployment", "spec.template.spec.volumes", "merge", "name", True),
-        (APPS, "Deployment", "spec.strategy", "", "", True),
-        (APPS, "Deployment", "spec.template.spec.tolerations", "", "", False),
-        (APPS, "Deployment", "spec.template.spec.Containers", "merge", "name", False),
-        (BATCH, "Job", "spec.template.spec.hostAliases", "merge", "ip", False),
-        (CORE, "Pod", "spec.topologySpreadConstraints", "merge", "topologyKey", False),
-        (CORE, "Pod", "status.podIPs", "merge", "ip", False),
-        (CORE, "Pod", "metadata.finalizers", "merge", "", False),
-        (CORE, "Pod", "metadata.ownerReferences", "merge", "uid", False),
-        (CORE, "Service", "spec.ports", "merge", "port", False),
-        (CORE, "ServiceAccount", "secrets", "merge", "name", False),
-        (CORE, "Secret", "data", "", "", False),
-        (CORE, "ConfigMap", "metadata.labels.x", "", "", False),
+        pytest.param(
+            "Deployment",
+            {"spec": {"template": {"spec": {}}}},
+            {"spec": {"template": {"spec": {"$setElementOrder/bogus": [{"name": "a"}]}}}},
+            'unable to find api field in struct PodSpec for the json field "bogus"',
+            id="unknown-field-in-a-directive",
+        ),
+        pytest.param(
+            "Deployment",
+            {"spec": {}},
+            {"spec": {"$setElementOrder/template": [{"name": "a"}]}},
+            "expected slice or array type, but got: struct",
+            id="order-of-a-struct",
+        ),
+        pytest.param(
+            "Deployment",
+            {"spec": {"selector": {}}},
+            {"spec": {"selector": {"$setElementOrder/matchLabels": ["a"]}}},
+            "expected slice or array type, but got: ptr",
+            id="order-in-a-pointer",
+        ),
+        pytest.param(
+            "Deployment",
+            {"metadata": {"labels": {"a": {"b": 1}}}},
+            {"metadata": {"labels": {"a": {"b": 2}}}},
+            "merging an object in json but data type is not struct, instead is: map",
+            id="object-in-a-map-of-strings",
+        ),
+        pytest.param(
+            "Deployment",
+            {"spec": {"template": {"spec": {"tolerations": [{"key": "a"}]}}}},
+            {"spec": {"template": {"spec": {"$deleteFromPrimitiveList/tolerations": [{"key": "a"}]}}}},
+            "cannot merge lists without merge key for struct",
+            id="delete-list-of-structs",
+        ),
     ],
 )
-def test_patch_meta_answers_for_a_path(
-    group_version: tuple[str, str], kind: str, path: str, strategy: str, merge_key: str, retain_keys: bool
-) -> None:
-    field = patch_meta_for(*group_version, kind).lookup(path)
-    assert (field.strategy, field.merge_key, field.retain_keys) == (strategy, merge_key, retain_keys)
-
-
-def test_patch_meta_knows_the_served_kinds_only() -> None:
-    structs = {(t.group, t.version, t.kind): t.patch_struct for t in BUILTIN_TYPES if t.patch_struct}
-    assert len(structs) == 11
-    assert structs[("events.k8s.io", "v1", "Event")] == "EventsV1Event"
-    for struct in structs.values():
-        patch_meta(struct)
-    with pytest.raises(KeyError):
-        patch_meta("StatefulSet")
+def test_lookups_fail_with_gos_text(kind: str, live: dict[str, Any], patch: dict[str, Any], message: str) -> None:
+    with pytest.raises(StrategicMergeError) as caught:
+        apply(APPS, kind, live, patch)
+    assert (caught.value.code, caught.value.message) == (500, message)

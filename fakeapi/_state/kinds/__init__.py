@@ -2,8 +2,9 @@
 
 Each group module declares its kinds' :class:`~fakeapi._state.resources.ResourceType`: names,
 scope, verbs, short names, categories and subresources (as a 1.32 kube-apiserver's discovery lists
-them), the strategy, the defaulter, the printer and the strategic merge patch struct. Adding a kind is one entry in one module; custom resources get theirs from their CRD
-(:mod:`.custom`).
+them), the strategy, the defaulter and the printer. Their Go structs, and so their strategic merge patch
+metadata, come from :mod:`fakeapi._state.typed`. Adding a kind is one entry in one module; custom
+resources get theirs from their CRD (:mod:`.custom`).
 """
 
 from __future__ import annotations

@@ -46,7 +46,6 @@ TYPES: tuple[ResourceType, ...] = (
         strategy=GenerationStrategy(DEPLOYMENT),
         defaulter=deployment_defaults,
         printer=DEPLOYMENT_PRINTER,
-        patch_struct="Deployment",
     ),
     builtin(
         "apps",

@@ -40,6 +40,5 @@ TYPES: tuple[ResourceType, ...] = (
         strategy=JobStrategy(),
         defaulter=job_defaults,
         printer=JOB_PRINTER,
-        patch_struct="Job",
     ),
 )

@@ -17,6 +17,5 @@ TYPES: tuple[ResourceType, ...] = (
         "Lease",
         defaulter=lease_defaults,
         printer=LEASE_PRINTER,
-        patch_struct="Lease",
     ),
 )

@@ -116,7 +116,6 @@ TYPES: tuple[ResourceType, ...] = (
         strategy=NamespaceStrategy(KindRules(names=name_is_dns_label)),
         defaulter=namespace_defaults,
         printer=NAMESPACE_PRINTER,
-        patch_struct="Namespace",
     ),
     builtin(
         "",
@@ -151,7 +150,6 @@ TYPES: tuple[ResourceType, ...] = (
             KindRules(create=validation.validate_config_map, update=validation.validate_config_map_update)
         ),
         printer=CONFIGMAP_PRINTER,
-        patch_struct="ConfigMap",
     ),
     builtin(
         "",
@@ -161,7 +159,6 @@ TYPES: tuple[ResourceType, ...] = (
         strategy=Strategy(KindRules(create=validation.validate_secret, update=validation.validate_secret_update)),
         defaulter=secret_defaults,
         printer=SECRET_PRINTER,
-        patch_struct="Secret",
     ),
     builtin(
         "",
@@ -179,7 +176,6 @@ TYPES: tuple[ResourceType, ...] = (
         ),
         defaulter=service_defaults,
         printer=SERVICE_PRINTER,
-        patch_struct="Service",
     ),
     builtin(
         "",
@@ -192,7 +188,6 @@ TYPES: tuple[ResourceType, ...] = (
             Subresource("token", ("create",), kind="TokenRequest", group="authentication.k8s.io", version="v1"),
         ),
         printer=SERVICEACCOUNT_PRINTER,
-        patch_struct="ServiceAccount",
     ),
     builtin(
         "",
@@ -205,7 +200,6 @@ TYPES: tuple[ResourceType, ...] = (
         strategy=Strategy(KindRules(create=validate_pod, update=validate_pod_update)),
         defaulter=pod_defaults,
         printer=POD_PRINTER,
-        patch_struct="Pod",
     ),
     builtin(
         "",
@@ -215,6 +209,5 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("ev",),
         defaulter=core_event_defaults,
         printer=EVENT_PRINTER,
-        patch_struct="Event",
     ),
 )

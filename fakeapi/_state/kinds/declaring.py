@@ -25,7 +25,6 @@ def builtin(
     strategy: Strategy = DEFAULT_STRATEGY,
     defaulter: Defaulter | None = None,
     printer: Printer | None = None,
-    patch_struct: str = "",
     stored_as: tuple[str, str, str] | None = None,
     struct_order: bool = True,
 ) -> ResourceType:
@@ -43,7 +42,6 @@ def builtin(
         strategy=strategy,
         defaulter=defaulter,
         printer=printer,
-        patch_struct=patch_struct,
         stored_as=stored_as,
         struct_order=struct_order,
     )

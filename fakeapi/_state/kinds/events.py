@@ -23,7 +23,6 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("ev",),
         defaulter=events_event_defaults,
         printer=EVENT_PRINTER,
-        patch_struct="EventsV1Event",
         stored_as=("", "v1", "Event"),
     ),
 )

@@ -32,10 +32,21 @@ from fakeapi._state.typed.quantities import QuantityError, canonical_quantity
 from fakeapi._state.typed.structs import GoStructs
 from fakeapi._state.typed.zeros import is_empty, zero
 
-__all__ = ["TypedError", "TypedObject", "decode_typed"]
+__all__ = [
+    "INT_BITS",
+    "SPECIAL_TYPES",
+    "UINT_BITS",
+    "DecodingAborted",
+    "TypedDecoder",
+    "TypedError",
+    "TypedObject",
+    "decode_typed",
+    "go_base64",
+    "go_type_name",
+]
 
-_INTS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "int": 64}
-_UINTS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64, "uint": 64}
+INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "int": 64}
+UINT_BITS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64, "uint": 64}
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
 )  # what time.Parse(time.RFC3339, ...) takes; finer checks below
@@ -53,10 +64,10 @@ class TypedObject:
 
 def decode_typed(structs: GoStructs, struct: str, obj: dict[str, Any]) -> TypedObject:
     """``obj`` decoded into ``struct`` and written back: the value, and the unknown fields in order."""
-    decoder = _Decoder(structs)
+    decoder = TypedDecoder(structs)
     try:
         value = decoder.struct(struct, obj, (), "", struct.rsplit(".", 1)[-1])
-    except _Abort as error:
+    except DecodingAborted as error:
         raise TypedError(str(error)) from None
     if decoder.error is not None:
         raise TypedError(decoder.error)
@@ -77,11 +88,11 @@ def go_type_name(go_type: str) -> str:
     return re.sub(r"[\w./]*/(\w+)\.", r"\1.", go_type).replace("[]byte", "[]uint8")
 
 
-class _Abort(Exception):
+class DecodingAborted(Exception):
     """An ``UnmarshalJSON`` error: decoding stops there, and it is the answer whatever came before."""
 
 
-class _Decoder:
+class TypedDecoder:
     def __init__(self, structs: GoStructs) -> None:
         self.structs = structs
         self.error: str | None = None
@@ -128,7 +139,7 @@ class _Decoder:
     def value(self, go_type: str, item: Any, fields: tuple[str, ...], path: str, owner: str) -> Any:
         pointer = go_type.startswith("*")
         target = go_type.removeprefix("*")
-        special = _SPECIALS.get(target)
+        special = SPECIAL_TYPES.get(target)
         if special is not None:
             return special(item, pointer, fields, owner)
         shape = self.structs.underlying(target)
@@ -169,12 +180,12 @@ class _Decoder:
                 return item
             self.type_error(_kind(item), target, fields, owner)
             return False
-        if shape in _INTS or shape in _UINTS:
+        if shape in INT_BITS or shape in UINT_BITS:
             if isinstance(item, bool) or not isinstance(item, (int, float)):
                 self.type_error(_kind(item), target, fields, owner)
                 return 0
-            bits = _INTS.get(shape) or _UINTS[shape]
-            low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if shape in _INTS else (0, (1 << bits) - 1)
+            bits = INT_BITS.get(shape) or UINT_BITS[shape]
+            low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if shape in INT_BITS else (0, (1 << bits) - 1)
             if isinstance(item, float) or not low <= item <= high:
                 self.type_error(f"number {_literal(item)}", target, fields, owner)
                 return 0
@@ -190,7 +201,7 @@ class _Decoder:
         if not isinstance(item, str):
             self.type_error(_kind(item), target, fields, owner)
             return None
-        decoded = _go_base64(item)
+        decoded = go_base64(item)
         if isinstance(decoded, str):
             self.save(decoded)
             return None
@@ -221,7 +232,7 @@ _BASE64 = {
 }
 
 
-def _go_base64(text: str) -> bytes | str:
+def go_base64(text: str) -> bytes | str:
     """``base64.StdEncoding.Decode``, quantum by quantum (``decodeQuantum``): the bytes, or the
     ``CorruptInputError`` text with Go's offset. ``\r`` and ``\n`` are skipped anywhere."""
     data = text.encode("utf-8")
@@ -273,10 +284,10 @@ def _time(item: Any, pointer: bool, fields: Fields, owner: str, *, micro: bool =
     if item is None:
         return None
     if not isinstance(item, str):
-        raise _Abort(type_error_text(_kind(item), "string", fields, owner))
+        raise DecodingAborted(type_error_text(_kind(item), "string", fields, owner))
     moment = _parse_rfc3339(item)
     if moment is None:
-        raise _Abort(f'parsing time "{item}" as "2006-01-02T15:04:05Z07:00": cannot parse "{item}" as "2006"')
+        raise DecodingAborted(f'parsing time "{item}" as "2006-01-02T15:04:05Z07:00": cannot parse "{item}" as "2006"')
     utc = moment.astimezone(UTC)
     stamp = utc.strftime("%Y-%m-%dT%H:%M:%S")
     return f"{stamp}.{utc.microsecond:06d}Z" if micro else f"{stamp}Z"
@@ -302,9 +313,9 @@ def _int_or_string(item: Any, pointer: bool, fields: Fields, owner: str) -> Any:
     if isinstance(item, str):
         return item
     if isinstance(item, bool) or not isinstance(item, (int, float)):
-        raise _Abort(type_error_text(_kind(item), "int32", fields, owner))
+        raise DecodingAborted(type_error_text(_kind(item), "int32", fields, owner))
     if isinstance(item, float) or not -(1 << 31) <= item < (1 << 31):
-        raise _Abort(type_error_text(f"number {_literal(item)}", "int32", fields, owner))
+        raise DecodingAborted(type_error_text(f"number {_literal(item)}", "int32", fields, owner))
     return item
 
 
@@ -317,11 +328,11 @@ def _quantity(item: Any, pointer: bool, fields: Fields, owner: str) -> Any:
     elif isinstance(item, (int, float)) and not isinstance(item, bool):
         text = _literal(item)
     else:
-        raise _Abort(f"quantities must match the regular expression '{_SPLIT}'")
+        raise DecodingAborted(f"quantities must match the regular expression '{_SPLIT}'")
     try:
         return canonical_quantity(text.strip())
     except QuantityError as error:
-        raise _Abort(str(error)) from None
+        raise DecodingAborted(str(error)) from None
 
 
 def _raw(item: Any, pointer: bool, fields: Fields, owner: str) -> Any:
@@ -329,7 +340,7 @@ def _raw(item: Any, pointer: bool, fields: Fields, owner: str) -> Any:
 
 
 _SPLIT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
-_SPECIALS = {
+SPECIAL_TYPES = {
     "meta/v1.Time": _time,
     "meta/v1.MicroTime": _micro_time,
     "intstr.IntOrString": _int_or_string,
