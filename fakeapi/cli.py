@@ -173,6 +173,16 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     serve.add_argument(
+        "--no-namespace-controllers",
+        dest="namespace_controllers",
+        action="store_false",
+        help=(
+            "do not give every namespace the 'default' ServiceAccount and the 'kube-root-ca.crt' ConfigMap "
+            "(what kube-controller-manager creates, and fakeapi emulates by default); pods then need a "
+            "ServiceAccount created by hand"
+        ),
+    )
+    serve.add_argument(
         "--actor",
         metavar="NAME",
         action="append",
@@ -465,6 +475,7 @@ async def _serve(args: argparse.Namespace) -> int:
         tls=args.tls,
         token_auth=args.token_auth,
         authorization=args.authorization,
+        namespace_controllers=args.namespace_controllers,
     )
     token_auth = server.token_auth
     exposure = _exposure_warning(args.host, token_auth, args.tls)

@@ -10,9 +10,10 @@ never uses it pays nothing.
 
 Fixtures
     ``fakeapi``
-        A :class:`FakeAPI`: the running server, empty for this test (no CRDs, no objects but the
-        four namespaces a new cluster has, an empty journal) except for what the ``fakeapi``
-        marker preloads. It has ``.url``, ``.kubeconfig()``, ``.load()``, ``.apply()``,
+        A :class:`FakeAPI`: the running server, new for this test (no CRDs, no objects but what a
+        new control plane writes at boot, docs/bootstrap.md: the system namespaces, the
+        ``default/kubernetes`` Service, each namespace's ``default`` ServiceAccount and
+        ``kube-root-ca.crt``, the system PriorityClasses; an empty journal) except for what the ``fakeapi`` marker preloads. It has ``.url``, ``.kubeconfig()``, ``.load()``, ``.apply()``,
         ``.get()``, ``.find()``, ``.journal``, ``.errors``, ``.requests()`` and, for everything
         else, ``.server`` (the :class:`~fakeapi.server.FakeAPIServer`). Its methods are plain
         calls, usable from async tests too: the server runs on its own loop in its own thread.
@@ -35,6 +36,12 @@ Fixtures
         need its URL; what they load there is gone once a test takes ``fakeapi``.
         ``fakeapi_server_options`` (session scope, ``{}`` by default) holds the keyword arguments
         it is built with; override it in a conftest to change them.
+
+Settings (ini)
+    ``fakeapi_namespace_controllers`` (bool, true by default): whether every namespace gets the
+    ``default`` ServiceAccount and ``kube-root-ca.crt``, as kube-controller-manager gives them.
+    False is ``FakeAPIServer(namespace_controllers=False)``; a ``namespace_controllers`` key in
+    ``fakeapi_server_options`` wins over it.
 
 Marker
     ``@pytest.mark.fakeapi(crds=[...], objects=[...])`` preloads CRDs, then objects, before the
@@ -122,6 +129,16 @@ _CRITERIA = (
     "committed",
 )
 _MESSAGE_LENGTH = 160
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        "fakeapi_namespace_controllers",
+        "give every namespace the 'default' ServiceAccount and the 'kube-root-ca.crt' ConfigMap, as "
+        "kube-controller-manager does (default: true)",
+        type="bool",
+        default=True,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -409,11 +426,12 @@ def fakeapi_server_options() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def fakeapi_server(fakeapi_server_options: dict[str, Any]) -> Iterator[FakeAPIServer]:
+def fakeapi_server(fakeapi_server_options: dict[str, Any], pytestconfig: pytest.Config) -> Iterator[FakeAPIServer]:
     """The session's server (one per xdist worker), not reset; tests use ``fakeapi``, which resets it."""
     from fakeapi.server import FakeAPIServer
 
-    server = FakeAPIServer(**fakeapi_server_options).start_in_thread()
+    options = {"namespace_controllers": pytestconfig.getini("fakeapi_namespace_controllers"), **fakeapi_server_options}
+    server = FakeAPIServer(**options).start_in_thread()
     try:
         yield server
     finally:

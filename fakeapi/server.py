@@ -1,8 +1,10 @@
 """``FakeAPIServer``: a fake kube-apiserver on a local port, in your event loop or in a thread.
 
-It serves the Kubernetes REST API over HTTP (or HTTPS with a CA of its own), starts with the namespaces a new cluster has
-(``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``), and can be reset to that
-state between tests in microseconds. Objects and CRDs can be preloaded from dicts or YAML files;
+It serves the Kubernetes REST API over HTTP (or HTTPS with a CA of its own), starts with what a new
+control plane writes at boot (the system namespaces and PriorityClasses, the ``default/kubernetes``
+Service pointing at the server, each namespace's ``default`` ServiceAccount and
+``kube-root-ca.crt``: docs/bootstrap.md), and can be reset to that state between tests in
+microseconds. Objects and CRDs can be preloaded from dicts or YAML files;
 a kubeconfig written for it makes any client (kubectl, kubernetes_asyncio, kopf) talk to it. The
 request journal and the gate hook are what the scenarios engine builds on.
 """
@@ -31,6 +33,7 @@ from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig,
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
 from fakeapi._state.authorization import UserInfo, permissions_report, service_account_username
+from fakeapi._state.bootstrap import bootstrap, publish_kubernetes_service
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal, JournalEntry
 from fakeapi._state.kinds import builtin_type
@@ -59,7 +62,7 @@ __all__ = [
     "new_event_loop",
 ]
 
-INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+_LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
 T = TypeVar("T")
 
 
@@ -191,6 +194,7 @@ class FakeAPIServer:
         tls: bool = False,
         token_auth: bool = False,
         authorization: str = "AlwaysAllow",
+        namespace_controllers: bool = True,
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -206,6 +210,9 @@ class FakeAPIServer:
         ``authorization`` is ``AlwaysAllow`` (every request is allowed) or ``RBAC``: requests are
         authorized from the Roles, ClusterRoles and bindings in the store, as kube-apiserver's RBAC
         authorizer does (docs/rbac.md); RBAC implies ``token_auth``, since a token must say who asks.
+        ``namespace_controllers`` (on by default) gives every namespace the ``default``
+        ServiceAccount and the ``kube-root-ca.crt`` ConfigMap, as kube-controller-manager does
+        (docs/bootstrap.md).
         """
         authorization = _authorization_mode(authorization)
         token_auth = token_auth or authorization == "RBAC"
@@ -226,12 +233,16 @@ class FakeAPIServer:
             authorization=authorization,
         )
         self.tls = tls
-        self._certificates: ServingCertificates | None = None
+        # The cluster's CA exists whether or not it serves HTTPS: kube-root-ca.crt publishes it.
+        self._certificates: ServingCertificates = generate_certificates(host)
         self.state = ServerState(config, Clock(clock) if clock else None)
+        self.state.store.namespace_controllers = namespace_controllers
+        self.state.store.root_ca = self._certificates.ca_certificate.decode("ascii")
         self._runner: web.ServerRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._create_initial_namespaces()
+        self._serving_address: tuple[str, int] | None = None
+        bootstrap(self.state.store)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -240,19 +251,18 @@ class FakeAPIServer:
         self._loop = asyncio.get_running_loop()
         self._runner = web.ServerRunner(build_server(self.state), shutdown_timeout=0.5)
         await self._runner.setup()
-        context = None
-        if self.tls:
-            if self._certificates is None:
-                self._certificates = generate_certificates(self.host)
-            context = self._certificates.server_context()
+        context = self._certificates.server_context() if self.tls else None
         site = web.TCPSite(self._runner, self.host, self.port, backlog=1024, ssl_context=context)
         await site.start()
         server = site._server
         sockets = getattr(server, "sockets", None) or []
+        address = self.host
         if sockets:
-            self.port = sockets[0].getsockname()[1]
+            address, self.port = sockets[0].getsockname()[:2]
         self.state.server_address = f"{self.host}:{self.port}"
         self.state.server_scheme = "https" if self.tls else "http"
+        self._serving_address = (_LOOPBACK_FOR.get(address, address), self.port)
+        publish_kubernetes_service(self.state.store, *self._serving_address)
         return self
 
     async def stop(self) -> None:
@@ -324,14 +334,14 @@ class FakeAPIServer:
 
     @property
     def ca_certificate(self) -> bytes | None:
-        """The PEM of the CA that signed the serving certificate (with ``tls``, once started)."""
-        return self._certificates.ca_certificate if self._certificates is not None else None
+        """The PEM of the CA that signed the serving certificate (with ``tls``)."""
+        return self._certificates.ca_certificate if self.tls else None
 
     def client_certificate(self, user: str, groups: Iterable[str] = ()) -> tuple[bytes, bytes]:
         """A client certificate and its key (PEM), signed by the server's CA, that authenticates as
         ``user`` (its common name) in ``groups`` (its organizations), as kube-apiserver reads one.
-        Needs ``tls`` and a started server."""
-        if self._certificates is None:
+        Needs ``tls``: the CA exists from construction, but only an HTTPS server asks for a certificate."""
+        if not self.tls:
             raise ValueError("client certificates need a server started with tls=True")
         return self._certificates.client_certificate(user, tuple(groups))
 
@@ -468,25 +478,18 @@ class FakeAPIServer:
         self._call(self.state.store.hub.close_all)
 
     def reset(self) -> None:
-        """Back to an empty cluster: no CRDs, no objects, an empty journal, the initial namespaces."""
+        """Back to a new cluster: no CRDs, an empty journal, only what a control plane writes at boot."""
 
         def reset_now() -> None:
             self.state.store.clear()
             self.state.journal.clear()
             self.state.errors.clear()
             self.state.gate = None
-            self._create_initial_namespaces()
+            bootstrap(self.state.store)
+            if self._serving_address is not None:
+                publish_kubernetes_service(self.state.store, *self._serving_address)
 
         self._call(reset_now)
-
-    def _create_initial_namespaces(self) -> None:
-        for name in INITIAL_NAMESPACES:
-            self.state.store.create(
-                self.state.store.registry.namespaces,
-                "",
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
-                manager="fakeapi",
-            )
 
     def resource_type(self, api_version: str, kind: str) -> ResourceType:
         group, _, version = api_version.rpartition("/")

@@ -104,6 +104,9 @@ class Store:
         self.clock = clock
         self.registry = Registry()
         self.finalizing: set[str] = set()
+        # kube-controller-manager's per-namespace controllers (namespace_content), and the CA they publish.
+        self.namespace_controllers = True
+        self.root_ca = ""
         self._encodings: dict[tuple[tuple[str, str], str, str], tuple[dict[str, Any], bytes]] = {}
         # Per resource: its bucket, and its keys (etcd's spelling, and as tuples) and objects in key order.
         self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key], list[dict[str, Any]]]] = {}
@@ -288,6 +291,7 @@ class Store:
             revision, problem = parse_uint(str(given))
             if problem is None and revision != 0:
                 raise APIError.internal("resourceVersion should not be set on objects to be created")
+        obj = strategy.admit(self, rtype, namespace, obj)
         generated = not metadata.get("name") and bool(metadata.get("generateName"))
         attempts = GENERATE_NAME_ATTEMPTS if generated else 1
         for _ in range(attempts):

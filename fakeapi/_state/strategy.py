@@ -72,6 +72,10 @@ class Strategy:
 
     # -- create -----------------------------------------------------------------------------------
 
+    def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+        """Hook for the mutating admission plugins that act on a create, before the registry's rules."""
+        return obj
+
     def prepare_for_create(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         if "status" in rtype.subresources and rtype.custom:
             obj = without(obj, "status")

@@ -70,7 +70,8 @@ def test_serve_help_documents_every_flag() -> None:
     result = run_cli("serve", "--help")
 
     assert result.returncode == 0
-    for flag in ("--host", "--port", "--kubeconfig", "--crd", "--load", "--log-requests", "--bookmark-interval"):
+    flags = ("--host", "--port", "--kubeconfig", "--crd", "--load", "--log-requests", "--bookmark-interval")
+    for flag in (*flags, "--no-namespace-controllers"):
         assert flag in result.stdout, flag
     text = " ".join(result.stdout.split())
     assert "0 picks a free one" in text
@@ -212,6 +213,33 @@ def test_the_kubeconfig_works_with_kubectl(tmp_path: Path) -> None:
     assert result.stdout == (
         "namespace/default\nnamespace/kube-node-lease\nnamespace/kube-public\nnamespace/kube-system\n"
     )
+
+
+def test_kubectl_finds_what_the_control_plane_wrote_and_the_switch_turns_the_namespaces_part_off(
+    tmp_path: Path,
+) -> None:
+    kubectl = require_tool("kubectl", "listing what a new cluster holds")
+    kubeconfig = tmp_path / "kubeconfig"
+    listed = {}
+    for flags in ((), ("--no-namespace-controllers",)):
+        with ServeProcess("--port", "0", "--kubeconfig", str(kubeconfig), *flags):
+            options = ["--kubeconfig", str(kubeconfig), "--cache-dir", str(tmp_path / "cache")]
+            result = subprocess.run(
+                [kubectl, *options, "get", "sa,cm,svc,pc", "-n", "kube-public", "-o", "name"],
+                capture_output=True,
+                text=True,
+                timeout=READ_TIMEOUT,
+                env=home_env(tmp_path),
+            )
+        assert result.returncode == 0, result.stderr
+        listed[flags] = result.stdout.split()
+
+    cluster_wide = [
+        "priorityclass.scheduling.k8s.io/system-cluster-critical",
+        "priorityclass.scheduling.k8s.io/system-node-critical",
+    ]
+    assert listed[()] == ["serviceaccount/default", "configmap/kube-root-ca.crt", *cluster_wide]
+    assert listed[("--no-namespace-controllers",)] == cluster_wide
 
 
 # -- preloading ----------------------------------------------------------------------------------

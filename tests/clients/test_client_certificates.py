@@ -59,7 +59,7 @@ def test_groups_come_from_the_organizations_and_rbac_judges_them(server: FakeAPI
     )
     kubeconfig = server.kubeconfig(tmp_path / "kc", certificate=True, user="alice", groups=["devs"])
     api = kubernetes.client.CoreV1Api(kubernetes.config.new_client_from_config(str(kubeconfig)))
-    assert api.list_namespaced_config_map("default").items == []
+    assert [item.metadata.name for item in api.list_namespaced_config_map("default").items] == ["kube-root-ca.crt"]
     with pytest.raises(kubernetes.client.ApiException) as refused:
         api.list_namespaced_secret("default")
     assert refused.value.status == 403

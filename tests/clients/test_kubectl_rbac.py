@@ -75,7 +75,8 @@ kubectl = run_kubectl
 def test_can_i_answers_what_requests_get(server: FakeAPIServer, tmp_path: Path) -> None:
     alice = server.kubeconfig(tmp_path / "alice", user="alice")
     assert kubectl(alice, tmp_path, "auth", "can-i", "list", "configmaps") == (0, "yes\n", "")
-    assert kubectl(alice, tmp_path, "get", "configmaps", "-o", "name") == (0, "configmap/settings\n", "")
+    listed = kubectl(alice, tmp_path, "get", "configmaps", "-o", "name")
+    assert listed == (0, "configmap/kube-root-ca.crt\nconfigmap/settings\n", "")
     assert kubectl(alice, tmp_path, "auth", "can-i", "delete", "configmaps") == (1, "no\n", "")
     assert kubectl(alice, tmp_path, "delete", "configmap", "settings") == (
         1,

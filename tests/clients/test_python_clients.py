@@ -38,7 +38,7 @@ async def test_kubernetes_asyncio_crud_patch_and_watch(tmp_path: Path) -> None:
             patched = await core.patch_namespaced_config_map("cm", "default", {"data": {"k": "w"}})
             assert patched.data == {"k": "w"}
             listed = await core.list_namespaced_config_map("default")
-            assert [item.metadata.name for item in listed.items] == ["cm"]
+            assert [item.metadata.name for item in listed.items] == ["cm", "kube-root-ca.crt"]
 
             job = await custom.create_namespaced_custom_object(
                 GROUP,

@@ -54,7 +54,10 @@ def account_kubeconfig(fakeapi: FakeAPI) -> Path:
 @pytest.mark.fakeapi(objects=OBJECTS, authorization="RBAC")
 def test_the_official_client_reads_and_is_refused_the_rest(fakeapi: FakeAPI) -> None:
     api = kubernetes.client.CoreV1Api(kubernetes.config.new_client_from_config(str(account_kubeconfig(fakeapi))))
-    assert [item.metadata.name for item in api.list_namespaced_config_map("default").items] == ["settings"]
+    assert [item.metadata.name for item in api.list_namespaced_config_map("default").items] == [
+        "kube-root-ca.crt",
+        "settings",
+    ]
     with pytest.raises(kubernetes.client.ApiException) as refused:
         api.delete_namespaced_config_map("settings", "default")
     assert refused.value.status == 403

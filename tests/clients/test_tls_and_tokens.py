@@ -75,7 +75,7 @@ def test_kubectl_verifies_the_server_with_no_flags(secured: FakeAPIServer, tmp_p
     created = _kubectl(kubeconfig, tmp_path, "create", "configmap", "tls", "--from-literal=a=b")
     assert (created.returncode, created.stdout, created.stderr) == (0, "configmap/tls created\n", "")
     listed = _kubectl(kubeconfig, tmp_path, "get", "configmaps", "-o", "name")
-    assert (listed.returncode, listed.stdout) == (0, "configmap/tls\n")
+    assert (listed.returncode, listed.stdout) == (0, "configmap/kube-root-ca.crt\nconfigmap/tls\n")
     assert {entry.actor for entry in secured.journal} == {"admin"}
 
 
@@ -121,7 +121,7 @@ def test_kr8s_loads_the_kubeconfig_and_lists_and_gets(tmp_path: Path) -> None:
             api = kr8s.api(kubeconfig=str(server.kubeconfig(tmp_path / f"kc-{len(options)}")))
             listed = list(api.get("configmaps", namespace="default"))
             names = [cm.name for cm in listed if isinstance(cm, kr8s.objects.ConfigMap)]
-            assert (len(listed), names) == (1, ["seen"])
+            assert (len(listed), names) == (2, ["kube-root-ca.crt", "seen"])
             got = kr8s.objects.ConfigMap.get("seen", namespace="default", api=api)
             assert got.raw["data"] == {"a": "b"}
             assert server.errors == []

@@ -71,7 +71,7 @@ async def test_async_client_reaches_the_fake(fakeapi, kube_api_client):
 @pytest.mark.asyncio
 async def test_async_state_is_fresh(kube_api_client):
     listed = await client.CoreV1Api(kube_api_client).list_namespaced_config_map("default")
-    assert listed.items == []
+    assert [item.metadata.name for item in listed.items] == ["kube-root-ca.crt"]
 
 
 @pytest.mark.asyncio
@@ -233,3 +233,47 @@ def test_tls_and_token_auth_through_the_server_options(pytester: pytest.Pytester
         """
     )
     pytester.runpytest_subprocess().assert_outcomes(passed=3)
+
+
+BOOTSTRAP_TESTS = """
+import urllib.request
+
+WRITTEN = [("serviceaccounts", "default"), ("configmaps", "kube-root-ca.crt")] if EXPECTED else []
+
+
+def delete(fakeapi, resource, name):
+    path = f"/api/v1/namespaces/default/{resource}/{name}"
+    with urllib.request.urlopen(urllib.request.Request(fakeapi.url + path, method="DELETE")) as response:
+        assert response.status == 200
+
+
+def test_removes_what_the_control_plane_wrote(fakeapi):
+    delete(fakeapi, "services", "kubernetes")
+    assert fakeapi.find("v1", "Service", "kubernetes") is None
+    for resource, name in WRITTEN:
+        delete(fakeapi, resource, name)
+
+
+def test_finds_it_all_again(fakeapi):
+    service = fakeapi.get("v1", "Service", "kubernetes")
+    assert service["spec"]["ports"][0]["targetPort"] == fakeapi.server.port
+    assert fakeapi.find("scheduling.k8s.io/v1", "PriorityClass", "system-node-critical", namespace="") is not None
+    assert (fakeapi.find("v1", "ServiceAccount", "default") is not None) == EXPECTED
+    assert (fakeapi.find("v1", "ConfigMap", "kube-root-ca.crt") is not None) == EXPECTED
+
+
+def test_a_new_namespace_is_populated_as_configured(fakeapi):
+    fakeapi.load({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+    found = fakeapi.find("v1", "ServiceAccount", "default", namespace="team")
+    assert (found is not None) == EXPECTED
+"""
+
+
+@pytest.mark.parametrize("setting", ["", "true", "false"])
+def test_every_test_starts_from_what_the_control_plane_wrote(
+    pytester: pytest.Pytester, ini: Callable[..., None], setting: str
+) -> None:
+    ini(**({"fakeapi_namespace_controllers": setting} if setting else {}))
+    expected = setting != "false"
+    pytester.makepyfile(test_bootstrap=f"EXPECTED = {expected}\n" + BOOTSTRAP_TESTS)
+    pytester.runpytest().assert_outcomes(passed=3)

@@ -38,7 +38,11 @@ def test_lists_between_writes_follow_every_create_update_and_delete(
     rtype = server.resource_type("v1", "ConfigMap")
     for namespace in NAMESPACES[:3]:
         server.load({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-    expected: dict[tuple[str, str], str] = {}  # key -> resourceVersion
+    # key -> resourceVersion, starting from each namespace's kube-root-ca.crt
+    expected: dict[tuple[str, str], str] = {
+        (item["metadata"]["namespace"], item["metadata"]["name"]): item["metadata"]["resourceVersion"]
+        for item in store.items(rtype, None)
+    }
     for step, (verb, namespace, name) in enumerate(writes):
         key = (namespace, name)
         if verb == "create" and key not in expected:

@@ -9,8 +9,9 @@ Reproduced from kube-apiserver 1.32:
 * ``pkg/registry/core/pod/strategy.go``: status ``Pending`` with its QoS class (:mod:`.qos`);
 * the default admission plugins that act like defaulting on pods (``plugin/pkg/admission``):
   Priority (``priority``, ``preemptionPolicy``) and DefaultTolerationSeconds (the two 300 s
-  ``NoExecute`` tolerations). ServiceAccount admission is left out: it needs the ServiceAccount
-  object and a random token volume name;
+  ``NoExecute`` tolerations). ServiceAccount admission needs the ServiceAccount object, so it
+  is a strategy hook (:mod:`fakeapi._state.serviceaccount_admission`);
+* ``pkg/apis/core/v1/conversion.go``: ``serviceAccount`` as the alias of ``serviceAccountName``;
 * typed serialization: ``"resources":{}`` and a template's ``"creationTimestamp":null``.
 """
 
@@ -78,11 +79,22 @@ def pod_spec_defaults(spec: Obj) -> None:
     default_if_absent(spec, "securityContext", {})
     default_if_absent(spec, "terminationGracePeriodSeconds", 30)
     default(spec, "schedulerName", "default-scheduler")
+    _service_account_alias(spec)
     for volume in items(spec, "volumes"):
         _volume_defaults(volume)
     for key in _CONTAINER_LISTS:
         for container in items(spec, key):
             _container_defaults(container)
+
+
+def _service_account_alias(spec: Obj) -> None:
+    """``pkg/apis/core/v1/conversion.go``: ``serviceAccount`` is the deprecated spelling of
+    ``serviceAccountName``, read when the new one is empty and always written as its copy."""
+    name = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if isinstance(name, str) and name:
+        spec["serviceAccountName"] = spec["serviceAccount"] = name
+    else:
+        spec.pop("serviceAccount", None)
 
 
 def _volume_defaults(volume: Obj) -> None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._state import controllers, defaults
+from fakeapi._state import controllers, defaults, namespace_content
 from fakeapi._state.defaults.core import core_event_defaults, namespace_defaults, secret_defaults, service_defaults
 from fakeapi._state.defaults.pods import pod_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.serviceaccount_admission import admit_pod
 from fakeapi._state.strategy import GenerationStrategy, Strategy
 from fakeapi._state.tables.core import (
     CONFIGMAP_PRINTER,
@@ -71,7 +72,11 @@ class ServiceStrategy(Strategy):
 
 
 class NamespaceStrategy(Strategy):
-    """Namespaces finalize through ``spec.finalizers``, which the namespace controller clears."""
+    """Namespaces finalize through ``spec.finalizers``, which the namespace controller clears; a new
+    one gets what kube-controller-manager puts into every namespace (:mod:`..namespace_content`)."""
+
+    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        namespace_content.populate_namespace(store, metadata_of(obj).get("name", ""))
 
     def graceful(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
         return True
@@ -97,6 +102,26 @@ class NamespaceStrategy(Strategy):
     def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         if metadata_of(obj).get("deletionTimestamp") is not None:
             controllers.finalize_namespace(store, metadata_of(obj).get("name", ""))
+
+
+class PodStrategy(Strategy):
+    """A pod's create passes the ServiceAccount admission plugin (:mod:`..serviceaccount_admission`),
+    after NamespaceLifecycle has found its namespace."""
+
+    def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+        self._check_namespace(store, rtype, {**obj, "metadata": {**metadata_of(obj), "namespace": namespace}})
+        return admit_pod(store, namespace, obj)
+
+
+class NamespaceContentStrategy(Strategy):
+    """ServiceAccounts and ConfigMaps: the ``default`` one and ``kube-root-ca.crt`` come back when
+    deleted or changed, as kube-controller-manager keeps them (:mod:`..namespace_content`)."""
+
+    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        namespace_content.restore_namespace_content(store, rtype, obj)
+
+    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        namespace_content.restore_namespace_content(store, rtype, obj)
 
 
 TYPES: tuple[ResourceType, ...] = (
@@ -146,7 +171,7 @@ TYPES: tuple[ResourceType, ...] = (
         "configmaps",
         "ConfigMap",
         short_names=("cm",),
-        strategy=Strategy(
+        strategy=NamespaceContentStrategy(
             KindRules(create=validation.validate_config_map, update=validation.validate_config_map_update)
         ),
         printer=CONFIGMAP_PRINTER,
@@ -183,10 +208,10 @@ TYPES: tuple[ResourceType, ...] = (
         "serviceaccounts",
         "ServiceAccount",
         short_names=("sa",),
-        strategy=Strategy(KindRules()),
         subresources=(
             Subresource("token", ("create",), kind="TokenRequest", group="authentication.k8s.io", version="v1"),
         ),
+        strategy=NamespaceContentStrategy(KindRules()),
         printer=SERVICEACCOUNT_PRINTER,
     ),
     builtin(
@@ -197,7 +222,7 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("po",),
         categories=("all",),
         subresources=_POD_SUBRESOURCES,
-        strategy=Strategy(KindRules(create=validate_pod, update=validate_pod_update)),
+        strategy=PodStrategy(KindRules(create=validate_pod, update=validate_pod_update)),
         defaulter=pod_defaults,
         printer=POD_PRINTER,
     ),
