@@ -5,8 +5,9 @@
 * ``POST pods/<name>/binding`` and ``POST bindings`` assign a pod to a node; ``POST pods/<name>/eviction``
   deletes it. Both answer ``201`` with a Success Status, as ``rest.Creater`` subresources that
   return ``metav1.Status`` do.
-* ``pods/<name>/log``, ``exec``, ``attach``, ``portforward`` and ``proxy``, and ``services/<name>/proxy``,
-  answer as a server with no kubelet and no endpoints does (:mod:`fakeapi._state.pod_subresources`).
+* ``pods/<name>/log``, ``exec``, ``attach``, ``portforward`` and ``proxy`` answer as a server with no
+  kubelet does (:mod:`fakeapi._state.pod_subresources`), ``services/<name>/proxy`` as one whose
+  pods listen nowhere (:mod:`fakeapi._state.service_proxy`).
 
 Bodies are decoded as the kind they carry (TokenRequest, Binding, Eviction), with the same decoder
 as any create.
@@ -40,6 +41,7 @@ from fakeapi._state.pod_subresources import (
 )
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.reviews import ReviewContext, ReviewStrategy
+from fakeapi._state.service_proxy import service_location
 from fakeapi._state.token_requests import request_token
 from fakeapi.errors import APIError
 
@@ -153,9 +155,9 @@ async def handle_proxy(
     )
     if len(parts) > 3 or not name or scheme not in ("", "http", "https"):
         raise APIError.bad_request(f'invalid {rtype.singular} request "{info.name}"')
-    obj = state.store.get(rtype, info.namespace, name)
     if rtype.kind == "Service":
-        raise _service_location(state, info, name, port)
+        raise service_location(state.store, info.namespace, info.name, name, port)
+    obj = state.store.get(rtype, info.namespace, name)
     if rtype.kind == "Node":
         address, kubelet_port = node_address(obj)
         raise refused(address, port or kubelet_port)
@@ -177,16 +179,3 @@ def _global_unicast(text: str) -> bool:
     except ValueError:
         return False
     return not (address.is_loopback or address.is_link_local or address.is_multicast or address.is_unspecified)
-
-
-def _service_location(state: ServerState, info: RequestInfo, name: str, port: str) -> APIError:
-    """A service proxies to a ready address of its Endpoints; none is ``no endpoints available``."""
-    endpoints = state.store.find(builtin_type("", "v1", "Endpoints"), info.namespace, name)
-    for subset in (endpoints or {}).get("subsets") or []:
-        addresses = [a for a in subset.get("addresses") or [] if isinstance(a, dict) and a.get("ip")]
-        ports = [p for p in subset.get("ports") or [] if isinstance(p, dict)]
-        if addresses and ports:
-            chosen = next((p for p in ports if not port or p.get("name") == port or str(p.get("port")) == port), None)
-            if chosen is not None:
-                return refused(addresses[0]["ip"], chosen.get("port", ""))
-    return APIError(f'no endpoints available for service "{info.name}"', reason="ServiceUnavailable", code=503)

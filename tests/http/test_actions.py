@@ -246,12 +246,68 @@ async def test_proxies_reach_no_pod_and_no_endpoint(client: RawClient) -> None:
     await create_pod(client, "one")
     reply = await client.get(f"{PODS}/one/proxy/")
     assert (reply.status, reply.json()["message"]) == (400, "address not allowed")
-    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": {"ports": [{"port": 80}]}}
+    selected = {"selector": {"app": "web"}, "ports": [{"port": 80}]}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": selected}
     await client.post("/api/v1/namespaces/default/services", service)
     proxied = await client.get("/api/v1/namespaces/default/services/web:80/proxy/healthz")
     assert proxied.status == 503
     assert proxied.json()["reason"] == "ServiceUnavailable"
-    assert proxied.json()["message"] == 'no endpoints available for service "web:80"'
+    assert proxied.json()["message"] == 'no endpoints available for service "web"'
+
+
+SERVICES = "/api/v1/namespaces/default/services"
+
+
+async def proxy_answer(client: RawClient, name: str) -> tuple[int, str]:
+    reply = await client.get(f"{SERVICES}/{name}/proxy/version")
+    return reply.status, reply.json()["message"]
+
+
+async def test_a_service_proxy_answers_as_its_endpoints_allow(client: RawClient) -> None:
+    plain = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "plain"}, "spec": {"ports": [{"port": 80}]}}
+    await client.post(SERVICES, plain)
+    # No selector, so no endpoints controller writes its Endpoints.
+    assert await proxy_answer(client, "plain") == (404, 'endpoints "plain" not found')
+    assert await proxy_answer(client, "plain:81") == (503, 'no service port 81 found for service "plain"')
+    assert await proxy_answer(client, "ghost:81") == (404, 'services "ghost" not found')
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "backend"},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+    }
+    assert (await client.post("/api/v1/namespaces/default/pods", pod)).status == 201
+    status = {"status": {"podIP": "10.244.0.7", "podIPs": [{"ip": "10.244.0.7"}]}}
+    patched = await client.patch(
+        "/api/v1/namespaces/default/pods/backend/status", status, content_type="application/merge-patch+json"
+    )
+    assert patched.status == 200
+    endpoints = {
+        "apiVersion": "v1",
+        "kind": "Endpoints",
+        "metadata": {"name": "plain"},
+        "subsets": [
+            {
+                "addresses": [
+                    {"ip": "10.244.0.9"},
+                    {"ip": "10.244.0.7", "targetRef": {"kind": "Pod", "namespace": "default", "name": "backend"}},
+                ],
+                "ports": [{"port": 8080}],
+            }
+        ],
+    }
+    assert (await client.post("/api/v1/namespaces/default/endpoints", endpoints)).status == 201
+    assert await proxy_answer(client, "plain:80") == (
+        503,
+        "error trying to reach service: dial tcp 10.244.0.7:8080: connect: connection refused",
+    )
+    assert await proxy_answer(client, "plain:http") == (503, 'no endpoints available for service "plain:http"')
+
+
+async def test_the_kubernetes_service_proxy_reaches_no_pod(client: RawClient) -> None:
+    # Its Endpoints are the apiserver's own address, which names no pod.
+    for name in ("kubernetes", "https:kubernetes:https", "kubernetes:443"):
+        assert await proxy_answer(client, name) == (503, f'no endpoints available for service "{name}"'), name
 
 
 async def test_ephemeral_containers_are_the_only_field_their_subresource_changes(client: RawClient) -> None:
