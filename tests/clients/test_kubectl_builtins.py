@@ -245,9 +245,11 @@ def test_built_in_objects_read_back_in_the_apiservers_key_order(kubectl: Kubectl
 
     pod = kubectl.ok("get", "--raw", "/api/v1/namespaces/order/pods/order-pod")
     assert keys_in_order(pod) == ["kind", "apiVersion", "metadata", "spec", "status"]
+    # ServiceAccount admission adds the token volume and the account's name (docs/bootstrap.md).
     assert keys_in_order(pod, "spec") == [
-        "containers", "restartPolicy", "terminationGracePeriodSeconds", "dnsPolicy", "securityContext",
-        "schedulerName", "tolerations", "priority", "enableServiceLinks", "preemptionPolicy",
+        "volumes", "containers", "restartPolicy", "terminationGracePeriodSeconds", "dnsPolicy",
+        "serviceAccountName", "serviceAccount", "securityContext", "schedulerName", "tolerations", "priority",
+        "enableServiceLinks", "preemptionPolicy",
     ]  # fmt: skip
     assert keys_in_order(pod, "spec", "tolerations", 0) == ["key", "operator", "effect", "tolerationSeconds"]
     assert keys_in_order(pod, "status") == ["phase", "qosClass"]
