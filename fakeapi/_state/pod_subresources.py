@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi.errors import APIError, Cause, GroupResource
 
@@ -139,20 +140,7 @@ def _selects(selector: Any, labels: dict[str, str]) -> bool:
     expressions = [e for e in selector.get("matchExpressions") or [] if isinstance(e, dict)]
     if not match_labels and not expressions:
         return False
-    if any(labels.get(key) != value for key, value in match_labels.items()):
-        return False
-    for expression in expressions:
-        key, operator, values = str(expression.get("key")), expression.get("operator"), expression.get("values") or []
-        present = key in labels
-        if operator == "In" and not (present and labels[key] in values):
-            return False
-        if operator == "NotIn" and present and labels[key] in values:
-            return False
-        if operator == "Exists" and not present:
-            return False
-        if operator == "DoesNotExist" and present:
-            return False
-    return True
+    return requirements_match(match_labels, expressions, labels)
 
 
 def _too_many(cause: str, retry_after: int) -> APIError:

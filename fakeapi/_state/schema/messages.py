@@ -8,41 +8,14 @@ them in ``field.Error``s, whose text prints the bad value again: ``%q`` strings,
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from fakeapi._patching.gostrconv import quote
+from fakeapi._patching.govalues import format_float as go_float
 from fakeapi._state.validation.field import go_value
 from fakeapi.errors import Cause
 
 __all__ = ["field", "go_float", "go_value_text", "invalid", "too_many", "type_invalid"]
-
-
-def go_float(value: float) -> str:
-    """``fmt`` ``%v`` of a float64: shortest digits, ``%e`` when the exponent is < -4 or >= 6 (``1e+06``)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(abs(float(value))).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    point = len(whole) + (int(exponent) if exponent else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    digits = stripped.rstrip("0") or "0"
-    power = point - 1
-    if power < -4 or power >= 6:
-        head = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{head}e{'-' if power < 0 else '+'}{abs(power):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
 def _go_syntax(value: Any) -> str:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError, Printed
 from fakeapi._state.validation.names import is_percent, name_is_dns_label
@@ -48,21 +49,7 @@ def _selects(selector: Obj | None, labels: Obj) -> bool | None:
     expressions = [_dict(item) for item in selector.get("matchExpressions") or [] if isinstance(item, dict)]
     if not match_labels and not expressions:
         return None
-    if any(labels.get(key) != value for key, value in match_labels.items()):
-        return False
-    for requirement in expressions:
-        key, operator = str(requirement.get("key") or ""), requirement.get("operator")
-        values = requirement.get("values") or []
-        present = key in labels
-        if operator == "In" and not (present and labels[key] in values):
-            return False
-        if operator == "NotIn" and present and labels[key] in values:
-            return False
-        if operator == "Exists" and not present:
-            return False
-        if operator == "DoesNotExist" and present:
-            return False
-    return True
+    return requirements_match(match_labels, expressions, labels)
 
 
 def validate_replica_set_template(spec: Obj, kind: str, path: str) -> list[FieldError]:
