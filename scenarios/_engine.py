@@ -37,7 +37,7 @@ from typing import Any
 
 import aiohttp
 
-from fakeapi import FakeAPIServer, GateDecision, GateRequest, WatchValve
+from fakeapi import APIError, FakeAPIServer, GateDecision, GateRequest, WatchValve
 from scenarios._actors import (
     ActorClients,
     ActorCrashed,
@@ -77,7 +77,7 @@ _WATCH_FAULTS = ("watch-drop", "watch-expire")
 
 # Requests still held when a run ends get a 503 rather than a cut: their actors are being cancelled
 # anyway, and a cut would make aiohttp log a traceback.
-_RUN_OVER = GateDecision(fail_before={"code": 503, "reason": "ServiceUnavailable", "message": "the run is over"})
+_RUN_OVER = GateDecision(fail_before=APIError("the run is over", reason="ServiceUnavailable", code=503))
 _DIE = GateDecision(drop_before=True)
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fakeapi import GateDecision, GateRequest
+from fakeapi import APIError, GateDecision, GateRequest
 
 __all__ = ["FAULTS", "USER_FAULTS", "Fault", "enabled_faults", "validate_faults"]
 
@@ -63,11 +63,8 @@ class Fault:
         return _DECISIONS[self.name](request, stale_revision)
 
 
-def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    status: dict[str, Any] = {"code": code, "reason": reason, "message": message}
-    if details is not None:
-        status["details"] = details
-    return status
+def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> APIError:
+    return APIError(message, reason=reason, code=code, details=details)
 
 
 def _conflict(request: GateRequest, _: int | None) -> GateDecision:
@@ -84,8 +81,13 @@ def _conflict(request: GateRequest, _: int | None) -> GateDecision:
 
 
 def _throttle(request: GateRequest, _: int | None) -> GateDecision:
-    status = _status(429, "TooManyRequests", "Too many requests, please try again later.", {"retryAfterSeconds": 1})
-    status["retryAfterSeconds"] = 1
+    status = APIError(
+        "Too many requests, please try again later.",
+        reason="TooManyRequests",
+        code=429,
+        details={"retryAfterSeconds": 1},
+        retry_after=1,
+    )
     return GateDecision(fail_before=status)
 
 

@@ -305,14 +305,7 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
                 _cut(request)
                 raise ConnectionResetError("request dropped by the gate")
             if decision.fail_before is not None:
-                status = decision.fail_before
-                error = APIError(
-                    status.get("message", ""),
-                    reason=status.get("reason", ""),
-                    code=int(status.get("code", 500)),
-                    details=status.get("details"),
-                    retry_after=int(status.get("retryAfterSeconds", 0)),
-                )
+                error = decision.fail_before
                 entry.fault = f"failed before commit with {error.code}"
                 return _finish(entry, error_response(error, pretty=pretty), state)
             if decision.stale_revision is not None:

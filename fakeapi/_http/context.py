@@ -18,6 +18,7 @@ from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.store import Store
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES, Watcher
+from fakeapi.errors import APIError
 
 __all__ = ["Gate", "GateDecision", "GateRequest", "ServerConfig", "ServerState", "WatchValve"]
 
@@ -107,7 +108,8 @@ class WatchValve:
 class GateDecision:
     """What a gate says about a request it held.
 
-    ``fail_before``: answer with this error Status (a dict with ``code``) and commit nothing.
+    ``fail_before``: answer with this error (its Status, and a ``Retry-After`` header when it has
+    ``retry_after``) and commit nothing.
     ``drop_response``: run the request, commit it, then cut the connection instead of answering.
     ``drop_before``: cut the connection without running the request (a timeout before commit).
     ``stale_revision``: serve a GET from the object's state at or before this revision.
@@ -116,7 +118,7 @@ class GateDecision:
     ``valve``: for a watch, hold its later events in this :class:`WatchValve`.
     """
 
-    fail_before: dict[str, Any] | None = None
+    fail_before: APIError | None = None
     drop_response: bool = False
     drop_before: bool = False
     stale_revision: int | None = None

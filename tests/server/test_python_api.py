@@ -136,3 +136,33 @@ async def test_a_watch_valve_lets_later_events_through_one_at_a_time() -> None:
             with pytest.raises(RuntimeError, match="no event is waiting"):
                 valve.let_one_through()
         server.set_gate(None)
+
+
+@pytest.mark.asyncio
+async def test_a_gate_fails_a_request_with_an_api_error_and_nothing_is_stored() -> None:
+    from fakeapi import APIError, GateDecision
+
+    async def gate(request: GateRequest) -> GateDecision | None:
+        throttled = APIError(
+            "Too many requests, please try again later.",
+            reason="TooManyRequests",
+            code=429,
+            details={"retryAfterSeconds": 1},
+            retry_after=1,
+        )
+        return GateDecision(fail_before=throttled) if request.verb == "create" else None
+
+    async with FakeAPIServer() as server, aiohttp.ClientSession(server.url) as session:
+        server.set_gate(gate)
+        revision = server.revision
+        path = "/api/v1/namespaces/default/configmaps"
+        async with session.post(path, json=config_map("throttled")) as response:
+            assert response.status == 429
+            assert response.headers["Retry-After"] == "1"
+            assert await response.read() == (
+                b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Too many requests, '
+                b'please try again later.","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}\n'
+            )
+        assert server.revision == revision and server.find("v1", "ConfigMap", "throttled") is None
+        (entry,) = server.journal
+        assert entry.fault == "failed before commit with 429"
