@@ -43,6 +43,7 @@ from fakeapi._state.authorization import (
     UserInfo,
     forbidden_error,
     service_account_user,
+    with_authenticated,
 )
 from fakeapi._state.authorization import ANONYMOUS as ANONYMOUS_NAME
 from fakeapi._state.selectors import SelectorError, parse_field_selector
@@ -218,14 +219,6 @@ class Authentication:
                 return ANONYMOUS
             raise forbidden(ANONYMOUS, info, path, method, query)
         raise APIError("Unauthorized", reason="Unauthorized", code=401)
-
-
-def with_authenticated(groups: Sequence[str]) -> tuple[str, ...]:
-    """``group.AuthenticatedGroupAdder``: ``system:authenticated`` appended, unless the user already
-    is in it or in ``system:unauthenticated``."""
-    if AUTHENTICATED in groups or ALL_UNAUTHENTICATED in groups:
-        return tuple(groups)
-    return (*groups, AUTHENTICATED)
 
 
 def _admin() -> User:

@@ -155,21 +155,24 @@ def _owner(store: Store, reference: dict[str, Any], namespace: str) -> tuple[Res
 
 
 def _dependents(store: Store, rtype: ResourceType, owner: dict[str, Any]) -> Iterator[Dependent]:
-    """Every stored object with a reference to ``owner``'s uid: in its namespace for a namespaced
-    owner, anywhere for a cluster-scoped one."""
+    """Every stored object with a reference to ``owner``'s uid (the store keeps an index of them):
+    in its namespace for a namespaced owner, anywhere for a cluster-scoped one."""
     meta = metadata_of(owner)
     uid = meta.get("uid")
+    places = store.dependents_of(uid) if isinstance(uid, str) else []
+    if not places:
+        return
     namespace = meta.get("namespace") if rtype.namespaced else None
-    seen: set[tuple[str, str]] = set()
-    for candidate in store.registry.all_types():
-        if candidate.storage_key in seen:
+    types: dict[tuple[str, str], ResourceType] = {}
+    for served in store.registry.all_types():
+        types.setdefault(served.storage_key, served)
+    for storage_key, object_namespace, name in places:
+        candidate = types.get(storage_key)
+        if candidate is None or (namespace is not None and object_namespace != namespace):
             continue
-        seen.add(candidate.storage_key)
-        if namespace is not None and not candidate.namespaced:
-            continue
-        for obj in store.items(candidate, namespace):
-            if any(ref.get("uid") == uid for ref in _references(obj)):
-                yield candidate, obj
+        obj = store.find(candidate, object_namespace, name)
+        if obj is not None and any(ref.get("uid") == uid for ref in _references(obj)):
+            yield candidate, obj
 
 
 def _latest(store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any] | None:

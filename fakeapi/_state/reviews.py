@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi._state.authorization import (
-    ALL_AUTHENTICATED,
     RBACSource,
     self_subject_access_review_status,
     self_subject_rules_review_status,
     subject_access_review_status,
+    with_authenticated,
 )
 from fakeapi._state.authorization import UserInfo as AuthorizingUser
 from fakeapi._state.strategy import Strategy
@@ -131,7 +131,7 @@ def _token_review(review: dict[str, Any], context: ReviewContext) -> dict[str, A
         return _echo(review, {"user": {}, "error": "invalid bearer token"})
     if not found.authenticated:
         return _echo(review, {"user": {}, "error": found.error})
-    groups = found.groups if ALL_AUTHENTICATED in found.groups else (*found.groups, ALL_AUTHENTICATED)
+    groups = with_authenticated(found.groups)
     extra = {key: list(values) for key, values in found.extra.items()}
     user = UserInfo(found.name, tuple(groups), found.uid, extra).as_json()
     return _echo(review, {"authenticated": True, "user": user, "audiences": list(found.audiences)})

@@ -115,6 +115,9 @@ class Store:
         self.hub = WatchHub(history_window, watch_queue_limit, history_max_bytes)
         self.versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]] = {}
         self.versions_kept = versions_kept
+        # Owner uid -> the objects whose ownerReferences name it, for the garbage collector; None
+        # until first asked for after a clear or restore (rebuilt then, so resets stay cheap).
+        self._owned: dict[str, set[ObjectId]] | None = None
         self._random = secrets.SystemRandom() if seed == 0 else _SeededRandom(seed)
         # The key service account tokens are signed with: fixed by the seed, so replays issue the same tokens.
         self.signing_key = SigningKey(seed)
@@ -232,6 +235,8 @@ class Store:
         else:
             bucket[key] = stored
             self._keep_order(rtype.storage_key, bucket, key, stored)
+        if self._owned is not None:
+            self._keep_owned(history_key, previous, None if change_type == DELETED else stored)
         self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
         self.hub.publish(
             Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous, len(encoded))
@@ -240,6 +245,26 @@ class Store:
         if record is not None:
             record.append(revision)
         return stored
+
+    def _keep_owned(self, identity: ObjectId, previous: dict[str, Any] | None, stored: dict[str, Any] | None) -> None:
+        for uid in _owner_uids(previous):
+            dependents = self._owned.get(uid) if self._owned is not None else None
+            if dependents is not None:
+                dependents.discard(identity)
+        for uid in _owner_uids(stored):
+            assert self._owned is not None
+            self._owned.setdefault(uid, set()).add(identity)
+
+    def dependents_of(self, uid: str) -> list[ObjectId]:
+        """Where the objects whose ownerReferences name ``uid`` are stored (a superset: an entry can
+        outlive its object when a whole resource is dropped; readers look each one up)."""
+        if self._owned is None:
+            self._owned = {}
+            for storage_key, bucket in self.objects.items():
+                for (namespace, name), obj in bucket.items():
+                    for owner in _owner_uids(obj):
+                        self._owned.setdefault(owner, set()).add((storage_key, namespace, name))
+        return sorted(self._owned.get(uid, ()))
 
     def _keep_order(
         self, storage_key: tuple[str, str], bucket: dict[Key, Any], key: Key, stored: dict[str, Any] | None
@@ -479,6 +504,7 @@ class Store:
         """No objects, no CRDs, no history; the revision counter keeps counting."""
         self.hub.close_all()
         self.objects.clear()
+        self._owned = None
         self.versions.clear()
         self._encodings.clear()
         self._order.clear()
@@ -505,11 +531,23 @@ class Store:
         self._order.clear()
         self.revision = snapshot.revision
         self.objects = {key: dict(bucket) for key, bucket in snapshot.objects.items()}
+        self._owned = None
         self.versions = {key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()}
         self.registry.restore(snapshot.crds)
         self.hub.restore_history(snapshot.history, snapshot.compacted_through)
         if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
             self._random.setstate(snapshot.random_state)
+
+
+ObjectId = tuple[tuple[str, str], str, str]
+"""An object's place: its resource's storage key, namespace and name."""
+
+
+def _owner_uids(obj: dict[str, Any] | None) -> list[str]:
+    references = metadata_of(obj).get("ownerReferences") if obj is not None else None
+    if not isinstance(references, list):
+        return []
+    return [ref["uid"] for ref in references if isinstance(ref, dict) and isinstance(ref.get("uid"), str)]
 
 
 def _rv_required_cause() -> Cause:

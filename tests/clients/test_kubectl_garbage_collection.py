@@ -133,3 +133,19 @@ def test_a_job_deleted_without_a_policy_orphans_its_pods_as_batch_v1_does(server
         assert response.status == 200
     assert server.find("batch/v1", "Job", "once") is None
     assert "ownerReferences" not in server.get("v1", "Pod", "once-a")["metadata"]
+
+
+def test_dependents_are_found_after_a_restore_and_after_their_references_change(server: FakeAPIServer) -> None:
+    snapshot = server.snapshot()
+    objects = family(server)
+    server.restore(snapshot)
+    assert present(server) == {"deployment": False, "replicas": False, "pod": False, "shared": False}
+    objects = family(server)
+    kept = server.get("v1", "Pod", "web-1-a")
+    freed = {**kept, "metadata": {key: value for key, value in kept["metadata"].items() if key != "ownerReferences"}}
+    server.apply(freed)
+    assert "ownerReferences" not in server.get("v1", "Pod", "web-1-a")["metadata"]
+    store = server.state.store
+    store.delete(server.resource_type("apps/v1", "ReplicaSet"), "default", objects["replicas"]["metadata"]["name"])
+    assert server.find("apps/v1", "ReplicaSet", "web-1") is None
+    assert server.find("v1", "Pod", "web-1-a") is not None  # no longer its dependent

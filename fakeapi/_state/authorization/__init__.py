@@ -23,6 +23,7 @@ from fakeapi._state.authorization.attributes import (
     service_account_groups,
     service_account_user,
     service_account_username,
+    with_authenticated,
 )
 from fakeapi._state.authorization.authorizer import Decision, authorize
 from fakeapi._state.authorization.escalation import confirm_binding_write, confirm_role_write
@@ -63,4 +64,5 @@ __all__ = [
     "service_account_user",
     "service_account_username",
     "subject_access_review_status",
+    "with_authenticated",
 ]

@@ -11,6 +11,7 @@ rule restricted by ``resourceNames`` never allows a plain list, watch, create or
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -114,3 +115,11 @@ def service_account_user(namespace: str, name: str) -> UserInfo:
 def matches_service_account(namespace: str, name: str, username: str) -> bool:
     """``serviceaccount.MatchesUsername``: does ``username`` name the ServiceAccount ``namespace/name``?"""
     return username == service_account_username(namespace, name)
+
+
+def with_authenticated(groups: Sequence[str]) -> tuple[str, ...]:
+    """``group.AuthenticatedGroupAdder``: ``system:authenticated`` appended, unless the user already
+    is in it or in ``system:unauthenticated``."""
+    if ALL_AUTHENTICATED in groups or ALL_UNAUTHENTICATED in groups:
+        return tuple(groups)
+    return (*groups, ALL_AUTHENTICATED)
