@@ -6,10 +6,11 @@ server's is another authenticator's business; then the signature under the key i
 (``invalid signature, no keys found`` for another key; go-jose's ``error in cryptographic
 primitive`` for a bad signature); the audiences (the token's, intersected with those asked for,
 the API's own by default); the times (``service account token has expired``, ``... is not valid
-yet``); the ServiceAccount still there with the uid the token names, and the Pod or Secret it is
-bound to. The user is ``system:serviceaccount:NS:NAME`` with the account's uid, the groups
-``system:serviceaccounts`` and ``system:serviceaccounts:NS``, and as extra the credential id
-(``JTI=<jti>``) and, for a token bound to a Pod, the pod's name and uid
+yet``); the ServiceAccount still there with the uid the token names, and the Secret, Pod or Node
+it is bound to (a pod-bound token's node is only read, never looked up). The user is
+``system:serviceaccount:NS:NAME`` with the account's uid, the groups ``system:serviceaccounts`` and
+``system:serviceaccounts:NS``, and as extra the credential id (``JTI=<jti>``), for a token bound to
+a Pod the pod's name and uid, and the node's name (and uid, when known) for a token that names one
 (``k8s.io/apiserver/pkg/authentication/serviceaccount/util.go``, ``ServiceAccountInfo.UserInfo``).
 """
 
@@ -122,6 +123,22 @@ def _account_user(store: Store, claims: Mapping[str, Any], audiences: tuple[str,
         if kind == "pod":
             extra[_EXTRA + "pod-name"] = (str(reference.get("name", "")),)
             extra[_EXTRA + "pod-uid"] = (str(bound_uid),)
+    node_ref = private.get("node")
+    if isinstance(node_ref, dict):
+        node_name, node_uid = str(node_ref.get("name", "")), str(node_ref.get("uid", ""))
+        if not isinstance(private.get("pod"), dict):
+            node = _find(store, "nodes", "", node_name)
+            if node is None:
+                return TokenUser(error=_INVALIDATED)
+            if metadata_of(node).get("uid", "") != node_uid:
+                return TokenUser(
+                    error=f"node UID ({metadata_of(node).get('uid', '')}) does not match service account node ref "
+                    f"claim ({node_uid})"
+                )
+        if node_name:
+            extra[_EXTRA + "node-name"] = (node_name,)
+            if node_uid:
+                extra[_EXTRA + "node-uid"] = (node_uid,)
     if isinstance(claims.get("jti"), str) and claims["jti"]:
         extra[_EXTRA + "credential-id"] = ("JTI=" + claims["jti"],)
     return TokenUser(

@@ -2,7 +2,8 @@
 
 The apiserver issues a JWT signed with its service-account key (``pkg/serviceaccount/jwt.go``,
 ``claims.go``): the claims ``aud``, ``exp``, ``iat``, ``iss``, ``jti``, ``kubernetes.io`` (the
-namespace, the service account's name and uid, and the pod or secret it is bound to) and ``nbf``,
+namespace, the service account's name and uid, the pod, secret or node it is bound to, and
+``warnafter`` for an extended token) and ``nbf``,
 ``sub`` ``system:serviceaccount:<namespace>:<name>``, serialized as go-jose merges them (keys
 sorted), under the header ``{"alg":"RS256","kid":...}``. fakeapi issues the same, signed with its
 own key (:mod:`.signing_keys`), which it publishes as the apiserver does, so that a token can be
@@ -46,13 +47,18 @@ def issue_token(
     issued_at: int,
     expiration_seconds: int,
     token_id: str,
-    bound: dict[str, str] | None = None,
+    bound: dict[str, dict[str, str]] | None = None,
+    warn_after: int | None = None,
 ) -> IssuedToken:
-    """A token for the service account ``namespace/name``, valid from ``issued_at`` (Unix seconds)."""
-    private: dict[str, Any] = {"namespace": namespace}
-    if bound is not None:
-        private[bound["kind"].lower()] = {"name": bound["name"], "uid": bound["uid"]}
-    private["serviceaccount"] = {"name": name, "uid": uid}
+    """A token for the service account ``namespace/name``, valid from ``issued_at`` (Unix seconds).
+
+    ``bound`` names the objects the token is bound to by claim (``pod``, ``secret``, ``node``);
+    ``ref``'s ``omitempty`` drops an empty uid (a pod's node that does not exist)."""
+    private: dict[str, Any] = {"namespace": namespace, "serviceaccount": {"name": name, "uid": uid}}
+    for claim, reference in (bound or {}).items():
+        private[claim] = {key: value for key, value in reference.items() if value}
+    if warn_after is not None:
+        private["warnafter"] = warn_after
     expires_at = issued_at + expiration_seconds
     claims = {
         "aud": audiences,
@@ -60,7 +66,7 @@ def issue_token(
         "iat": issued_at,
         "iss": ISSUER,
         "jti": token_id,
-        "kubernetes.io": private,
+        "kubernetes.io": dict(sorted(private.items())),
         "nbf": issued_at,
         "sub": f"system:serviceaccount:{namespace}:{name}",
     }

@@ -153,7 +153,7 @@ def test_create_token_and_auth_commands(kubectl: Kubectl) -> None:
     assert claims["exp"] - claims["iat"] == 1200
     short = kubectl.fails("create", "token", "gen-robot", "--duration=1m")
     assert short.stderr == (
-        'error: failed to create token: TokenRequest.authentication.k8s.io "gen-robot" is invalid: '
+        'error: failed to create token: TokenRequest.authentication.k8s.io "" is invalid: '
         "spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes\n"
     )
     assert table(kubectl.ok("auth", "whoami")) == [

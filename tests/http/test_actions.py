@@ -106,7 +106,9 @@ async def test_a_token_request_answers_a_token_for_the_service_account(client: R
     assert reply.status == 201
     answer = reply.json()
     assert list(answer) == ["kind", "apiVersion", "metadata", "spec", "status"]
-    assert answer["metadata"] == {"name": "robot", "namespace": "default", "creationTimestamp": None}
+    assert list(answer["metadata"]) == ["name", "namespace", "creationTimestamp"]
+    assert answer["metadata"]["name"] == "robot" and answer["metadata"]["namespace"] == "default"
+    assert answer["metadata"]["creationTimestamp"].endswith("Z")
     assert answer["spec"] == {
         "audiences": ["https://kubernetes.default.svc.cluster.local"],
         "expirationSeconds": 3600,
@@ -140,7 +142,7 @@ async def test_a_token_request_is_validated_and_needs_the_service_account(client
     short = await client.post("/api/v1/namespaces/default/serviceaccounts/robot/token", request)
     assert short.status == 422
     assert short.json()["message"] == (
-        'TokenRequest.authentication.k8s.io "robot" is invalid: spec.expirationSeconds: Invalid value: 60: '
+        'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: '
         "may not specify a duration less than 10 minutes"
     )
 

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from fakeapi import FakeAPIServer
-from tests.conftest import RawClient
+from tests.conftest import RawClient, Reply
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 ACCOUNTS = "/api/v1/namespaces/default/serviceaccounts"
@@ -184,6 +184,106 @@ async def test_a_token_stops_working_when_it_expires_or_its_account_goes(
     assert (await admin.delete(f"{ACCOUNTS}/gone")).status == 200
     assert (await get_as(server, kept, CONFIGMAPS)).status == 401
     assert await review(admin, kept) == {"user": {}, "error": 'serviceaccounts "gone" not found'}
+
+
+NODES = "/api/v1/nodes"
+PODS = "/api/v1/namespaces/default/pods"
+
+
+async def token_request(admin: RawClient, account: str, **spec: Any) -> Reply:
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}
+    return await admin.post(f"{ACCOUNTS}/{account}/token", request)
+
+
+async def scheduled_pod(admin: RawClient, name: str, node: str) -> str:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"serviceAccountName": "robot", "containers": [{"name": "main", "image": "busybox:1.36"}]},
+    }
+    created = await admin.post(PODS, pod)
+    assert created.status == 201, created.body
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name}, "target": {"name": node}}
+    assert (await admin.post(f"{PODS}/{name}/binding", binding)).status == 201
+    uid: str = created.json()["metadata"]["uid"]
+    return uid
+
+
+@pytest.mark.asyncio
+async def test_a_pod_bound_token_names_the_pods_node(admin: RawClient) -> None:
+    await account_token(admin)
+    node = await admin.post(NODES, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})
+    node_uid = node.json()["metadata"]["uid"]
+    pod_uid = await scheduled_pod(admin, "on-node", "node-1")
+    reply = await token_request(admin, "robot", boundObjectRef={"kind": "Pod", "apiVersion": "v1", "name": "on-node"})
+    assert reply.status == 201
+    token = reply.json()["status"]["token"]
+    claims = decoded(token.split(".")[1])["kubernetes.io"]
+    assert list(claims) == ["namespace", "node", "pod", "serviceaccount"]
+    assert claims["node"] == {"name": "node-1", "uid": node_uid}
+    assert claims["pod"] == {"name": "on-node", "uid": pod_uid}
+    extra = (await review(admin, token))["user"]["extra"]
+    assert {key: value for key, value in extra.items() if "credential-id" not in key} == {
+        "authentication.kubernetes.io/node-name": ["node-1"],
+        "authentication.kubernetes.io/node-uid": [node_uid],
+        "authentication.kubernetes.io/pod-name": ["on-node"],
+        "authentication.kubernetes.io/pod-uid": [pod_uid],
+    }
+    await scheduled_pod(admin, "nowhere", "node-absent")
+    reply = await token_request(admin, "robot", boundObjectRef={"kind": "Pod", "apiVersion": "v1", "name": "nowhere"})
+    claims = decoded(reply.json()["status"]["token"].split(".")[1])["kubernetes.io"]
+    assert claims["node"] == {"name": "node-absent"}
+
+
+@pytest.mark.asyncio
+async def test_a_node_bound_token_lives_as_long_as_its_node(admin: RawClient) -> None:
+    await account_token(admin)
+    ref = {"kind": "Node", "apiVersion": "v1", "name": "node-2"}
+    missing = await token_request(admin, "robot", boundObjectRef=ref)
+    assert (missing.status, missing.json()["message"]) == (404, 'nodes "node-2" not found')
+    node = await admin.post(NODES, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-2"}})
+    reply = await token_request(admin, "robot", boundObjectRef=ref)
+    assert reply.status == 201
+    token = reply.json()["status"]["token"]
+    assert decoded(token.split(".")[1])["kubernetes.io"]["node"] == {
+        "name": "node-2",
+        "uid": node.json()["metadata"]["uid"],
+    }
+    assert (await review(admin, token))["user"]["extra"]["authentication.kubernetes.io/node-name"] == ["node-2"]
+    assert (await admin.delete(f"{NODES}/node-2")).status == 200
+    assert await review(admin, token) == {"user": {}, "error": "service account token has been invalidated"}
+    other = await token_request(admin, "robot", boundObjectRef={"kind": "ConfigMap", "apiVersion": "v1", "name": "x"})
+    assert (other.status, other.json()["message"]) == (400, "cannot bind token to object of type /v1, Kind=ConfigMap")
+
+
+@pytest.mark.asyncio
+async def test_a_token_request_names_its_account_or_nothing(admin: RawClient) -> None:
+    await account_token(admin)
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "metadata": {"name": "else"}}
+    reply = await admin.post(f"{ACCOUNTS}/robot/token", {**request, "spec": {}})
+    assert reply.status == 422
+    assert reply.json()["message"] == (
+        'TokenRequest.authentication.k8s.io "robot" is invalid: metadata.name: Invalid value: "else": '
+        "must match the service account name if specified"
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_kubelet_shaped_token_request_is_extended_with_a_warning_time(admin: RawClient, clock: Clock) -> None:
+    await account_token(admin)
+    await scheduled_pod(admin, "projected", "node-1")
+    ref = {"kind": "Pod", "apiVersion": "v1", "name": "projected"}
+    reply = await token_request(admin, "robot", boundObjectRef=ref, expirationSeconds=3607)
+    answer = reply.json()
+    claims = decoded(answer["status"]["token"].split(".")[1])
+    assert claims["exp"] - claims["iat"] == 365 * 24 * 3600
+    assert claims["kubernetes.io"]["warnafter"] == claims["iat"] + 3607
+    assert answer["spec"]["expirationSeconds"] == 3607
+    plain = decoded(
+        (await token_request(admin, "robot", expirationSeconds=3607)).json()["status"]["token"].split(".")[1]
+    )
+    assert plain["exp"] - plain["iat"] == 3607 and "warnafter" not in plain["kubernetes.io"]
 
 
 @pytest.mark.asyncio
