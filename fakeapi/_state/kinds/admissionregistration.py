@@ -10,6 +10,12 @@ from __future__ import annotations
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
+from fakeapi._state.tables.access import (
+    MUTATING_WEBHOOK_PRINTER,
+    VALIDATING_ADMISSION_POLICY_BINDING_PRINTER,
+    VALIDATING_ADMISSION_POLICY_PRINTER,
+    VALIDATING_WEBHOOK_PRINTER,
+)
 
 __all__ = ["TYPES"]
 
@@ -26,6 +32,7 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         categories=_EXTENSIONS,
         strategy=_GENERATION,
+        printer=MUTATING_WEBHOOK_PRINTER,
     ),
     builtin(
         _GROUP,
@@ -36,6 +43,7 @@ TYPES: tuple[ResourceType, ...] = (
         categories=_EXTENSIONS,
         subresources=(Subresource("status"),),
         strategy=_GENERATION,
+        printer=VALIDATING_ADMISSION_POLICY_PRINTER,
     ),
     builtin(
         _GROUP,
@@ -45,6 +53,7 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         categories=_EXTENSIONS,
         strategy=_GENERATION,
+        printer=VALIDATING_ADMISSION_POLICY_BINDING_PRINTER,
     ),
     builtin(
         _GROUP,
@@ -54,5 +63,6 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         categories=_EXTENSIONS,
         strategy=_GENERATION,
+        printer=VALIDATING_WEBHOOK_PRINTER,
     ),
 )

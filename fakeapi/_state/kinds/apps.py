@@ -15,7 +15,13 @@ from fakeapi._state.defaults.workloads import (
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
-from fakeapi._state.tables.workloads import DEPLOYMENT_PRINTER
+from fakeapi._state.tables.workloads import (
+    CONTROLLER_REVISION_PRINTER,
+    DAEMON_SET_PRINTER,
+    DEPLOYMENT_PRINTER,
+    REPLICA_SET_PRINTER,
+    STATEFUL_SET_PRINTER,
+)
 from fakeapi._state.validation.apps import DAEMON_SET, DEPLOYMENT, REPLICA_SET, STATEFUL_SET
 
 __all__ = ["TYPES"]
@@ -23,7 +29,7 @@ __all__ = ["TYPES"]
 _SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
 
 TYPES: tuple[ResourceType, ...] = (
-    builtin("apps", "v1", "controllerrevisions", "ControllerRevision"),
+    builtin("apps", "v1", "controllerrevisions", "ControllerRevision", printer=CONTROLLER_REVISION_PRINTER),
     builtin(
         "apps",
         "v1",
@@ -34,6 +40,7 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(Subresource("status"),),
         strategy=GenerationStrategy(DAEMON_SET),
         defaulter=daemon_set_defaults,
+        printer=DAEMON_SET_PRINTER,
     ),
     builtin(
         "apps",
@@ -57,6 +64,7 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(_SCALE, Subresource("status")),
         strategy=GenerationStrategy(REPLICA_SET),
         defaulter=replica_set_defaults,
+        printer=REPLICA_SET_PRINTER,
     ),
     builtin(
         "apps",
@@ -68,5 +76,6 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(_SCALE, Subresource("status")),
         strategy=GenerationStrategy(STATEFUL_SET),
         defaulter=stateful_set_defaults,
+        printer=STATEFUL_SET_PRINTER,
     ),
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.tables.access import HPA_PRINTER
 
 __all__ = ["TYPES"]
 
@@ -22,6 +23,7 @@ TYPES: tuple[ResourceType, ...] = tuple(
         categories=("all",),
         subresources=(Subresource("status"),),
         stored_as=("autoscaling", "v2", "HorizontalPodAutoscaler"),
+        printer=HPA_PRINTER,
     )
     for version in ("v2", "v1")
 )

@@ -6,7 +6,7 @@ from fakeapi._state.defaults.workloads import job_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
-from fakeapi._state.tables.workloads import JOB_PRINTER
+from fakeapi._state.tables.workloads import CRON_JOB_PRINTER, JOB_PRINTER
 
 __all__ = ["TYPES"]
 
@@ -29,6 +29,7 @@ TYPES: tuple[ResourceType, ...] = (
         categories=("all",),
         subresources=(Subresource("status"),),
         strategy=GenerationStrategy(),
+        printer=CRON_JOB_PRINTER,
     ),
     builtin(
         "batch",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.tables.access import CSR_PRINTER
 
 __all__ = ["TYPES"]
 
@@ -16,5 +17,6 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         short_names=("csr",),
         subresources=(Subresource("approval", writes=(("status", "conditions"),)), Subresource("status")),
+        printer=CSR_PRINTER,
     ),
 )

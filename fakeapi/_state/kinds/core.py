@@ -18,6 +18,13 @@ from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.serviceaccount_admission import admit_pod
 from fakeapi._state.strategy import GenerationStrategy, Strategy
+from fakeapi._state.tables.access import RESOURCE_QUOTA_PRINTER
+from fakeapi._state.tables.cluster import (
+    COMPONENT_STATUS_PRINTER,
+    NODE_PRINTER,
+    PERSISTENT_VOLUME_CLAIM_PRINTER,
+    PERSISTENT_VOLUME_PRINTER,
+)
 from fakeapi._state.tables.core import (
     CONFIGMAP_PRINTER,
     NAMESPACE_PRINTER,
@@ -26,7 +33,9 @@ from fakeapi._state.tables.core import (
     SERVICEACCOUNT_PRINTER,
 )
 from fakeapi._state.tables.events import EVENT_PRINTER
+from fakeapi._state.tables.networking import ENDPOINTS_PRINTER
 from fakeapi._state.tables.pods import POD_PRINTER
+from fakeapi._state.tables.workloads import POD_TEMPLATE_PRINTER, REPLICATION_CONTROLLER_PRINTER
 from fakeapi._state.validation import core as validation
 from fakeapi._state.validation.names import name_is_dns1035_label, name_is_dns_label
 from fakeapi._state.validation.pods import validate_pod, validate_pod_update
@@ -126,8 +135,17 @@ class NamespaceContentStrategy(Strategy):
 
 TYPES: tuple[ResourceType, ...] = (
     builtin("", "v1", "bindings", "Binding", verbs=("create",)),
-    builtin("", "v1", "componentstatuses", "ComponentStatus", False, verbs=("get", "list"), short_names=("cs",)),
-    builtin("", "v1", "endpoints", "Endpoints", short_names=("ep",)),
+    builtin(
+        "",
+        "v1",
+        "componentstatuses",
+        "ComponentStatus",
+        False,
+        verbs=("get", "list"),
+        short_names=("cs",),
+        printer=COMPONENT_STATUS_PRINTER,
+    ),
+    builtin("", "v1", "endpoints", "Endpoints", short_names=("ep",), printer=ENDPOINTS_PRINTER),
     builtin("", "v1", "limitranges", "LimitRange", short_names=("limits",)),
     builtin(
         "",
@@ -150,10 +168,28 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         short_names=("no",),
         subresources=(Subresource("proxy", _PROXY.verbs, kind="NodeProxyOptions"), _STATUS),
+        printer=NODE_PRINTER,
     ),
-    builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", short_names=("pvc",), subresources=(_STATUS,)),
-    builtin("", "v1", "persistentvolumes", "PersistentVolume", False, short_names=("pv",), subresources=(_STATUS,)),
-    builtin("", "v1", "podtemplates", "PodTemplate", strategy=GenerationStrategy()),
+    builtin(
+        "",
+        "v1",
+        "persistentvolumeclaims",
+        "PersistentVolumeClaim",
+        short_names=("pvc",),
+        subresources=(_STATUS,),
+        printer=PERSISTENT_VOLUME_CLAIM_PRINTER,
+    ),
+    builtin(
+        "",
+        "v1",
+        "persistentvolumes",
+        "PersistentVolume",
+        False,
+        short_names=("pv",),
+        subresources=(_STATUS,),
+        printer=PERSISTENT_VOLUME_PRINTER,
+    ),
+    builtin("", "v1", "podtemplates", "PodTemplate", strategy=GenerationStrategy(), printer=POD_TEMPLATE_PRINTER),
     builtin(
         "",
         "v1",
@@ -163,8 +199,17 @@ TYPES: tuple[ResourceType, ...] = (
         categories=("all",),
         subresources=(_SCALE, _STATUS),
         strategy=GenerationStrategy(),
+        printer=REPLICATION_CONTROLLER_PRINTER,
     ),
-    builtin("", "v1", "resourcequotas", "ResourceQuota", short_names=("quota",), subresources=(_STATUS,)),
+    builtin(
+        "",
+        "v1",
+        "resourcequotas",
+        "ResourceQuota",
+        short_names=("quota",),
+        subresources=(_STATUS,),
+        printer=RESOURCE_QUOTA_PRINTER,
+    ),
     builtin(
         "",
         "v1",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
+from fakeapi._state.tables.access import FLOW_SCHEMA_PRINTER, PRIORITY_LEVEL_PRINTER
 
 __all__ = ["TYPES"]
 
@@ -13,7 +14,14 @@ _GENERATION = GenerationStrategy()
 
 TYPES: tuple[ResourceType, ...] = (
     builtin(
-        _GROUP, "v1", "flowschemas", "FlowSchema", False, subresources=(Subresource("status"),), strategy=_GENERATION
+        _GROUP,
+        "v1",
+        "flowschemas",
+        "FlowSchema",
+        False,
+        subresources=(Subresource("status"),),
+        strategy=_GENERATION,
+        printer=FLOW_SCHEMA_PRINTER,
     ),
     builtin(
         _GROUP,
@@ -23,5 +31,6 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         subresources=(Subresource("status"),),
         strategy=_GENERATION,
+        printer=PRIORITY_LEVEL_PRINTER,
     ),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
+from fakeapi._state.tables.networking import INGRESS_CLASS_PRINTER, INGRESS_PRINTER, NETWORK_POLICY_PRINTER
 
 __all__ = ["TYPES"]
 
@@ -12,7 +13,7 @@ _GROUP = "networking.k8s.io"
 _GENERATION = GenerationStrategy()
 
 TYPES: tuple[ResourceType, ...] = (
-    builtin(_GROUP, "v1", "ingressclasses", "IngressClass", False, strategy=_GENERATION),
+    builtin(_GROUP, "v1", "ingressclasses", "IngressClass", False, strategy=_GENERATION, printer=INGRESS_CLASS_PRINTER),
     builtin(
         _GROUP,
         "v1",
@@ -21,6 +22,15 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("ing",),
         subresources=(Subresource("status"),),
         strategy=_GENERATION,
+        printer=INGRESS_PRINTER,
     ),
-    builtin(_GROUP, "v1", "networkpolicies", "NetworkPolicy", short_names=("netpol",), strategy=_GENERATION),
+    builtin(
+        _GROUP,
+        "v1",
+        "networkpolicies",
+        "NetworkPolicy",
+        short_names=("netpol",),
+        strategy=_GENERATION,
+        printer=NETWORK_POLICY_PRINTER,
+    ),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
+from fakeapi._state.tables.access import PDB_PRINTER
 
 __all__ = ["TYPES"]
 
@@ -17,5 +18,6 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("pdb",),
         subresources=(Subresource("status"),),
         strategy=GenerationStrategy(),
+        printer=PDB_PRINTER,
     ),
 )

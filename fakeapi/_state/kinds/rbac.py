@@ -21,6 +21,7 @@ from fakeapi._state.rbac_objects import StoredRBAC
 from fakeapi._state.requesters import current_requester
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.strategy import Strategy
+from fakeapi._state.tables.access import CLUSTER_ROLE_BINDING_PRINTER, ROLE_BINDING_PRINTER
 from fakeapi._state.validation import rbac
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         strategy=RBACStrategy(rbac.CLUSTER_ROLE_BINDING),
         defaulter=binding_defaults,
+        printer=CLUSTER_ROLE_BINDING_PRINTER,
     ),
     builtin(_GROUP, "v1", "clusterroles", "ClusterRole", False, strategy=ClusterRoleStrategy(rbac.CLUSTER_ROLE)),
     builtin(
@@ -100,6 +102,7 @@ TYPES: tuple[ResourceType, ...] = (
         "RoleBinding",
         strategy=RBACStrategy(rbac.ROLE_BINDING),
         defaulter=binding_defaults,
+        printer=ROLE_BINDING_PRINTER,
     ),
     builtin(_GROUP, "v1", "roles", "Role", strategy=RBACStrategy(rbac.ROLE)),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fakeapi._state.defaults.fields import Obj, default_if_absent
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.tables.cluster import PRIORITY_CLASS_PRINTER
 
 __all__ = ["TYPES"]
 
@@ -23,5 +24,6 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         short_names=("pc",),
         defaulter=priority_class_defaults,
+        printer=PRIORITY_CLASS_PRINTER,
     ),
 )

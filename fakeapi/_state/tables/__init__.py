@@ -9,11 +9,12 @@ Reproduced from kube-apiserver 1.32, one concern per module:
   (``apiextensions-apiserver/.../tableconvertor/tableconvertor.go`` and
   ``serveDefaultColumnsIfEmpty``): Name, then the version's ``additionalPrinterColumns`` evaluated
   with client-go's jsonpath (missing keys allowed), or one Age column;
-* :mod:`.core`, :mod:`.pods`, :mod:`.workloads`, :mod:`.events`: built-ins
-  (``pkg/printers/internalversion/printers.go``, always rendered wide as the server's
-  TableConvertor does): configmaps, secrets, namespaces, services, pods, deployments, jobs, events
-  (core and events.k8s.io), serviceaccounts, leases, on the columns of :mod:`.columns`;
-* every other resource, CRDs included (``apiserver/pkg/registry/rest/table.go``): Name, Created At;
+* :mod:`.core`, :mod:`.pods`, :mod:`.workloads`, :mod:`.events`, :mod:`.networking`,
+  :mod:`.cluster`, :mod:`.access`: built-ins (``pkg/printers/internalversion/printers.go``, always
+  rendered wide as the server's TableConvertor does), each kind's printer named by its descriptor,
+  on the columns of :mod:`.columns` with the descriptions of :mod:`.swagger_docs`;
+* every other resource (Roles, ClusterRoles, LimitRanges, CRDs, ...), with no printer upstream either
+  (``apiserver/pkg/registry/rest/table.go``): Name, Created At;
 * :mod:`.durations`: ages by ``HumanDuration`` (``apimachinery/pkg/util/duration/duration.go``).
 """
 

@@ -13,6 +13,7 @@ from typing import Any
 from fakeapi._state.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
 from fakeapi._state.tables.durations import age
 from fakeapi._state.tables.fields import Obj, as_int, as_list, as_obj, as_str, dicts, metadata, nested
+from fakeapi._state.tables.labels import format_labels
 
 __all__ = [
     "CONFIGMAP_PRINTER",
@@ -132,7 +133,7 @@ def _service_cells(obj: Obj, now_ns: int) -> list[Any]:
         _external_ip(spec, obj.get("status")),
         ",".join(ports) or "<none>",
         age(obj, now_ns),
-        _format_labels(spec.get("selector")),
+        format_labels(spec.get("selector")),
     ]
 
 
@@ -149,13 +150,6 @@ def _external_ip(spec: Obj, status: Any) -> str:
     if service_type == "ExternalName":
         return as_str(spec.get("externalName"))
     return "<unknown>"
-
-
-def _format_labels(labels: Any) -> str:
-    """``labels.FormatLabels``."""
-    if not isinstance(labels, dict) or not labels:
-        return "<none>"
-    return ",".join(f"{key}={labels[key]}" for key in sorted(labels))
 
 
 CONFIGMAP_PRINTER = Printer(
