@@ -139,6 +139,7 @@ def test_autoscale_creates_a_horizontal_pod_autoscaler(kubectl: Kubectl) -> None
     hpa = json.loads(kubectl.ok("get", "hpa.v1.autoscaling", "gen-scaled", "-o", "json"))
     assert hpa["spec"] == {
         "scaleTargetRef": {"kind": "Deployment", "name": "gen-scaled", "apiVersion": "apps/v1"},
+        "minReplicas": 1,
         "maxReplicas": 3,
         "targetCPUUtilizationPercentage": 60,
     }

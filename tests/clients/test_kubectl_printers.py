@@ -233,7 +233,7 @@ def test_cluster_kinds(server: FakeAPIServer, tmp_path: Path) -> None:
             "REASON",
             "AGE",
         ],
-        ["persistentvolume/pv1", "5Gi", "RWO,ROX", "Retain", "standard", "<unset>", "10s"],
+        ["persistentvolume/pv1", "5Gi", "RWO,ROX", "Retain", "Pending", "standard", "<unset>", "10s"],
         [],
         ["NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"],
         [

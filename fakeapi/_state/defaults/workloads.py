@@ -7,7 +7,8 @@ policy of the StatefulSetAutoDeletePVC gate, on in 1.32, replicas, revision hist
 templates' ``SetDefaults_PersistentVolumeClaim`` (phase Pending) and ``volumeMode: Filesystem``,
 ``SetDefaults_DaemonSet`` (a rolling update of one pod, no surge, revision history);
 ``pkg/apis/batch/v1/defaults.go``
-``SetDefaults_Job`` (completions, parallelism, backoff limit, completion mode, pod failure and
+``SetDefaults_CronJob`` (concurrency Allow, not suspended, three successful and one failed Job kept;
+the job template's pod template defaulted, not its Job spec) and ``SetDefaults_Job`` (completions, parallelism, backoff limit, completion mode, pod failure and
 replacement policies), ``pkg/registry/batch/job/strategy.go`` ``generateSelector`` (template labels
 and a selector keyed on the Job's uid) and the Job's labels copied from its template; a status
 struct is always written (``"status":{}``), reset on create.
@@ -19,6 +20,7 @@ from fakeapi._state.defaults.fields import Obj, default, default_if_absent, item
 from fakeapi._state.defaults.pods import template_defaults
 
 __all__ = [
+    "cron_job_defaults",
     "daemon_set_defaults",
     "deployment_defaults",
     "job_defaults",
@@ -93,6 +95,21 @@ def stateful_set_defaults(stateful_set: Obj, creating: bool | None) -> None:
             if (claim_status := sub(claim, "status")) is not None:
                 default(claim_status, "phase", "Pending")
     _status_struct(stateful_set, creating)
+
+
+def cron_job_defaults(cron_job: Obj, creating: bool | None) -> None:
+    spec = sub(cron_job, "spec")
+    if spec is not None:
+        default(spec, "concurrencyPolicy", "Allow")
+        default_if_absent(spec, "suspend", False)
+        default_if_absent(spec, "successfulJobsHistoryLimit", 3)
+        default_if_absent(spec, "failedJobsHistoryLimit", 1)
+        if (job_template := sub(spec, "jobTemplate")) is not None:
+            if (meta := sub(job_template, "metadata")) is not None:
+                meta.setdefault("creationTimestamp", None)
+            if (job_spec := sub(job_template, "spec")) is not None:
+                template_defaults(job_spec)
+    _status_struct(cron_job, creating)
 
 
 def _status_struct(obj: Obj, creating: bool | None) -> None:

@@ -7,6 +7,12 @@ strategies bump the generation on every change of what they configure
 
 from __future__ import annotations
 
+from fakeapi._state.defaults.admission import (
+    mutating_webhook_configuration_defaults,
+    validating_admission_policy_binding_defaults,
+    validating_admission_policy_defaults,
+    validating_webhook_configuration_defaults,
+)
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
@@ -33,6 +39,7 @@ TYPES: tuple[ResourceType, ...] = (
         categories=_EXTENSIONS,
         strategy=_GENERATION,
         printer=MUTATING_WEBHOOK_PRINTER,
+        defaulter=mutating_webhook_configuration_defaults,
     ),
     builtin(
         _GROUP,
@@ -44,6 +51,7 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(Subresource("status"),),
         strategy=_GENERATION,
         printer=VALIDATING_ADMISSION_POLICY_PRINTER,
+        defaulter=validating_admission_policy_defaults,
     ),
     builtin(
         _GROUP,
@@ -54,6 +62,7 @@ TYPES: tuple[ResourceType, ...] = (
         categories=_EXTENSIONS,
         strategy=_GENERATION,
         printer=VALIDATING_ADMISSION_POLICY_BINDING_PRINTER,
+        defaulter=validating_admission_policy_binding_defaults,
     ),
     builtin(
         _GROUP,
@@ -64,5 +73,6 @@ TYPES: tuple[ResourceType, ...] = (
         categories=_EXTENSIONS,
         strategy=_GENERATION,
         printer=VALIDATING_WEBHOOK_PRINTER,
+        defaulter=validating_webhook_configuration_defaults,
     ),
 )

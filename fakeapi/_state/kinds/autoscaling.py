@@ -7,6 +7,7 @@ object read at the other version than it was written at keeps its own fields.
 
 from __future__ import annotations
 
+from fakeapi._state.defaults.autoscaling import hpa_v1_defaults, hpa_v2_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.tables.access import HPA_PRINTER
@@ -24,6 +25,7 @@ TYPES: tuple[ResourceType, ...] = tuple(
         subresources=(Subresource("status"),),
         stored_as=("autoscaling", "v2", "HorizontalPodAutoscaler"),
         printer=HPA_PRINTER,
+        defaulter=hpa_v2_defaults if version == "v2" else hpa_v1_defaults,
     )
     for version in ("v2", "v1")
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fakeapi._state.defaults.workloads import job_defaults
+from fakeapi._state.defaults.workloads import cron_job_defaults, job_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
@@ -30,6 +30,7 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(Subresource("status"),),
         strategy=GenerationStrategy(),
         printer=CRON_JOB_PRINTER,
+        defaulter=cron_job_defaults,
     ),
     builtin(
         "batch",

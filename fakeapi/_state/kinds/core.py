@@ -11,8 +11,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, defaults, namespace_content
+from fakeapi._state.defaults.cluster import (
+    limit_range_defaults,
+    node_defaults,
+    pod_template_defaults,
+    replication_controller_defaults,
+)
 from fakeapi._state.defaults.core import core_event_defaults, namespace_defaults, secret_defaults, service_defaults
+from fakeapi._state.defaults.networking import endpoints_defaults
 from fakeapi._state.defaults.pods import pod_defaults
+from fakeapi._state.defaults.storage import persistent_volume_claim_defaults, persistent_volume_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
@@ -145,8 +153,10 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("cs",),
         printer=COMPONENT_STATUS_PRINTER,
     ),
-    builtin("", "v1", "endpoints", "Endpoints", short_names=("ep",), printer=ENDPOINTS_PRINTER),
-    builtin("", "v1", "limitranges", "LimitRange", short_names=("limits",)),
+    builtin(
+        "", "v1", "endpoints", "Endpoints", short_names=("ep",), printer=ENDPOINTS_PRINTER, defaulter=endpoints_defaults
+    ),
+    builtin("", "v1", "limitranges", "LimitRange", short_names=("limits",), defaulter=limit_range_defaults),
     builtin(
         "",
         "v1",
@@ -169,6 +179,7 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("no",),
         subresources=(Subresource("proxy", _PROXY.verbs, kind="NodeProxyOptions"), _STATUS),
         printer=NODE_PRINTER,
+        defaulter=node_defaults,
     ),
     builtin(
         "",
@@ -178,6 +189,7 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("pvc",),
         subresources=(_STATUS,),
         printer=PERSISTENT_VOLUME_CLAIM_PRINTER,
+        defaulter=persistent_volume_claim_defaults,
     ),
     builtin(
         "",
@@ -188,8 +200,17 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("pv",),
         subresources=(_STATUS,),
         printer=PERSISTENT_VOLUME_PRINTER,
+        defaulter=persistent_volume_defaults,
     ),
-    builtin("", "v1", "podtemplates", "PodTemplate", strategy=GenerationStrategy(), printer=POD_TEMPLATE_PRINTER),
+    builtin(
+        "",
+        "v1",
+        "podtemplates",
+        "PodTemplate",
+        strategy=GenerationStrategy(),
+        printer=POD_TEMPLATE_PRINTER,
+        defaulter=pod_template_defaults,
+    ),
     builtin(
         "",
         "v1",
@@ -200,6 +221,7 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(_SCALE, _STATUS),
         strategy=GenerationStrategy(),
         printer=REPLICATION_CONTROLLER_PRINTER,
+        defaulter=replication_controller_defaults,
     ),
     builtin(
         "",

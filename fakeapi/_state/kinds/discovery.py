@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakeapi._state.defaults.networking import endpoint_slice_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.strategy import GenerationStrategy
@@ -17,5 +18,6 @@ TYPES: tuple[ResourceType, ...] = (
         "EndpointSlice",
         strategy=GenerationStrategy(),
         printer=ENDPOINT_SLICE_PRINTER,
+        defaulter=endpoint_slice_defaults,
     ),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakeapi._state.defaults.networking import ingress_class_defaults, network_policy_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
@@ -13,7 +14,16 @@ _GROUP = "networking.k8s.io"
 _GENERATION = GenerationStrategy()
 
 TYPES: tuple[ResourceType, ...] = (
-    builtin(_GROUP, "v1", "ingressclasses", "IngressClass", False, strategy=_GENERATION, printer=INGRESS_CLASS_PRINTER),
+    builtin(
+        _GROUP,
+        "v1",
+        "ingressclasses",
+        "IngressClass",
+        False,
+        strategy=_GENERATION,
+        printer=INGRESS_CLASS_PRINTER,
+        defaulter=ingress_class_defaults,
+    ),
     builtin(
         _GROUP,
         "v1",
@@ -32,5 +42,6 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("netpol",),
         strategy=_GENERATION,
         printer=NETWORK_POLICY_PRINTER,
+        defaulter=network_policy_defaults,
     ),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakeapi._state.defaults.storage import storage_class_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.tables.cluster import (
@@ -20,7 +21,16 @@ TYPES: tuple[ResourceType, ...] = (
     builtin(_GROUP, "v1", "csidrivers", "CSIDriver", False, printer=CSI_DRIVER_PRINTER),
     builtin(_GROUP, "v1", "csinodes", "CSINode", False, printer=CSI_NODE_PRINTER),
     builtin(_GROUP, "v1", "csistoragecapacities", "CSIStorageCapacity", printer=CSI_STORAGE_CAPACITY_PRINTER),
-    builtin(_GROUP, "v1", "storageclasses", "StorageClass", False, short_names=("sc",), printer=STORAGE_CLASS_PRINTER),
+    builtin(
+        _GROUP,
+        "v1",
+        "storageclasses",
+        "StorageClass",
+        False,
+        short_names=("sc",),
+        printer=STORAGE_CLASS_PRINTER,
+        defaulter=storage_class_defaults,
+    ),
     builtin(
         _GROUP,
         "v1",
