@@ -279,3 +279,26 @@ async def test_nodes_limit_ranges_and_replication_controllers(client: RawClient)
     assert answer["spec"]["selector"] == {"app": "rc"}
     assert answer["spec"]["template"]["spec"] == pod_spec()
     assert answer["status"] == {"replicas": 0}
+
+
+async def test_priority_and_fairness_objects(client: RawClient) -> None:
+    level = {
+        "apiVersion": "flowcontrol.apiserver.k8s.io/v1",
+        "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": "workload"},
+        "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}},
+    }
+    answer = await created(client, "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations", level)
+    assert answer["spec"]["limited"] == {
+        "nominalConcurrencyShares": 30,
+        "limitResponse": {"type": "Queue", "queuing": {"queues": 64, "handSize": 8, "queueLengthLimit": 50}},
+        "lendablePercent": 0,
+    }
+    schema = {
+        "apiVersion": "flowcontrol.apiserver.k8s.io/v1",
+        "kind": "FlowSchema",
+        "metadata": {"name": "workload"},
+        "spec": {"priorityLevelConfiguration": {"name": "workload"}},
+    }
+    answer = await created(client, "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", schema)
+    assert answer["spec"]["matchingPrecedence"] == 1000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakeapi._state.defaults.flowcontrol import flow_schema_defaults, priority_level_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
@@ -22,6 +23,7 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(Subresource("status"),),
         strategy=_GENERATION,
         printer=FLOW_SCHEMA_PRINTER,
+        defaulter=flow_schema_defaults,
     ),
     builtin(
         _GROUP,
@@ -32,5 +34,6 @@ TYPES: tuple[ResourceType, ...] = (
         subresources=(Subresource("status"),),
         strategy=_GENERATION,
         printer=PRIORITY_LEVEL_PRINTER,
+        defaulter=priority_level_defaults,
     ),
 )
