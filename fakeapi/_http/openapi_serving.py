@@ -73,12 +73,12 @@ def _not_modified(request: web.BaseRequest, etag: str) -> bool:
 
 def serve_v3_document(request: web.BaseRequest, registry: Registry, key: str) -> web.StreamResponse:
     parsed = openapi_v3.parse_document_key(key)
-    document = openapi_v3.openapi_v3_document(registry, *parsed) if parsed else None
-    if document is None:
+    document = None if parsed is None else openapi_v3.openapi_v3_document(registry, *parsed)
+    if parsed is None or document is None:
         return web.Response(status=404)
     if _chosen(request.headers.get("Accept"), ("json",)) is None:
         return web.Response(status=406, headers={"Vary": "Accept"})
-    etag = openapi_v3.etag(document)
+    etag = openapi_v3.document_etag(registry, *parsed, document)
     headers = {"Vary": "Accept", "Etag": f'"{etag}"'}
     wanted = request.query.get("hash")
     if wanted:

@@ -25,6 +25,7 @@ from fakeapi._http.discovery import KUBERNETES_VERSION
 from fakeapi._http.openapi_definitions import REF_PREFIX, group_version_definitions, kind_definition_name
 from fakeapi._http.openapi_paths import Operation, group_version_operations
 from fakeapi._http.openapi_protobuf import document_protobuf
+from fakeapi._patching.godecode import decode
 from fakeapi._patching.goencode import encode
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
@@ -119,28 +120,48 @@ def _builtin_parts(kube_version: str, group: str, version: str) -> tuple[dict[st
     return _parts(Registry(kube_version), group, version)
 
 
-def _document(registry: Registry) -> dict[str, Any]:
+def _custom_parts(registry: Registry) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    parts = []
+    for group in registry.groups():
+        for version in registry.versions_of(group):
+            if any(rtype.custom for rtype in registry.types_in(group, version)):
+                parts.append(_parts(registry, group, version))
+    return parts
+
+
+@functools.lru_cache(maxsize=4)
+def _serialized(kube_version: str, custom: bytes) -> tuple[bytes, dict[str, Any]]:
+    """The document's JSON bytes for the built-in group versions plus ``custom`` (their parts as JSON)."""
+    registry = Registry(kube_version)
     paths: dict[str, Any] = {}
     definitions: dict[str, Any] = {}
     for group in registry.groups():
         for version in registry.versions_of(group):
-            types = registry.types_in(group, version)
-            if any(rtype.custom for rtype in types):
-                gv_paths, gv_definitions = _parts(registry, group, version)
-            else:
-                gv_paths, gv_definitions = _builtin_parts(registry.kube_version, group, version)
+            gv_paths, gv_definitions = _builtin_parts(kube_version, group, version)
             paths.update(gv_paths)
             definitions.update(gv_definitions)
-    return {
+    for gv_paths, gv_definitions in decode(custom):
+        paths.update(gv_paths)
+        definitions.update(gv_definitions)
+    document = {
         "definitions": dict(sorted(definitions.items())),
         "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION},
         "paths": dict(sorted(paths.items())),
         "swagger": "2.0",
     }
+    return encode(document), document
+
+
+@functools.lru_cache(maxsize=4)
+def _protobuf(kube_version: str, custom: bytes) -> bytes:
+    return document_protobuf(_serialized(kube_version, custom)[1])
 
 
 def openapi_v2_document(registry: Registry, *, protobuf: bool) -> tuple[bytes, bytes]:
-    """The JSON bytes of the document (its ETag is computed from them) and the bytes to send."""
-    document = _document(registry)
-    json_bytes = encode(document)
-    return json_bytes, document_protobuf(document) if protobuf else json_bytes
+    """The JSON bytes of the document (its ETag is computed from them) and the bytes to send.
+
+    Built once per set of custom resource definitions: the built-in part never changes.
+    """
+    custom = encode(_custom_parts(registry))
+    json_bytes, _ = _serialized(registry.kube_version, custom)
+    return json_bytes, _protobuf(registry.kube_version, custom) if protobuf else json_bytes

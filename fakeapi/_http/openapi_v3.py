@@ -26,7 +26,15 @@ from fakeapi._patching.goencode import encode
 from fakeapi._state.registry import Registry
 from fakeapi._state.typed.openapi_schemas import INT_OR_STRING, QUANTITY
 
-__all__ = ["document_key", "encode_index", "etag", "openapi_v3_document", "openapi_v3_index", "parse_document_key"]
+__all__ = [
+    "document_etag",
+    "document_key",
+    "encode_index",
+    "etag",
+    "openapi_v3_document",
+    "openapi_v3_index",
+    "parse_document_key",
+]
 
 _V3_PREFIX = "#/components/schemas/"
 _ONE_OF: dict[str, list[dict[str, str]]] = {
@@ -151,7 +159,20 @@ def openapi_v3_document(registry: Registry, group: str, version: str) -> bytes |
 
 
 def etag(document: bytes) -> str:
+    """kube-openapi's ``computeETag``: the upper-case hex SHA-512 of the bytes."""
     return hashlib.sha512(document).hexdigest().upper()
+
+
+@functools.cache
+def _builtin_etag(kube_version: str, group: str, version: str) -> str:
+    return etag(_builtin_bytes(kube_version, group, version) or b"")
+
+
+def document_etag(registry: Registry, group: str, version: str, document: bytes) -> str:
+    """The ETag of a group version's ``document``; a built-in one's is computed once."""
+    if any(rtype.custom for rtype in registry.types_in(group, version)):
+        return etag(document)
+    return _builtin_etag(registry.kube_version, group, version)
 
 
 def encode_index(registry: Registry) -> bytes:
@@ -167,5 +188,6 @@ def openapi_v3_index(registry: Registry) -> dict[str, Any]:
             if document is None:
                 continue
             key = document_key(group, version)
-            paths[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={etag(document)}"}
+            digest = document_etag(registry, group, version, document)
+            paths[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={digest}"}
     return {"paths": dict(sorted(paths.items()))}
