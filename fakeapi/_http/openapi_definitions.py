@@ -4,10 +4,12 @@ A built-in group version holds its kinds, their lists, the kinds its subresource
 the ``meta/v1`` types its operations name (``DeleteOptions``, ``Status``, ``WatchEvent``, ``Patch``),
 with every definition these reach through ``$ref``: the apiserver's builder collects them the same
 way from the routes (kube-openapi ``pkg/builder3``). The definitions come from
-:func:`fakeapi._state.typed.openapi_schemas.builtin_definitions`, with the ``default`` that
-openapi-gen writes back in (kubernetes-validate drops it): ``{}`` on a non-pointer struct field and
-on the items of a list of structs, the zero value on a non-pointer scalar field without
-``omitempty``.
+:func:`fakeapi._state.typed.openapi_schemas.builtin_definitions`, with what openapi-gen writes from
+the Go types put back in (kubernetes-validate drops it): the ``default`` (a field's ``+default``
+marker; else ``{}`` on a non-pointer struct field, the zero value on a non-pointer scalar field
+without ``omitempty``; and on the elements of a list or map of non-pointer structs or scalars), and
+for a field of an ``+enum`` type its ``enum`` and "Possible enum values"
+(:mod:`fakeapi._state.typed.markers`).
 
 A custom resource's definitions are built as apiextensions-apiserver's builder builds them
 (``pkg/controller/openapi/builder/builder.go``, ``buildKubeNative`` and ``buildListSchema``): the
@@ -20,10 +22,12 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 from typing import Any
 
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.typed.markers import GoMarkers, go_markers
 from fakeapi._state.typed.openapi_schemas import builtin_definitions
 from fakeapi._state.typed.structs import GoStructs, go_structs
 
@@ -101,31 +105,83 @@ def _is_struct(definitions: dict[str, dict[str, Any]], schema: dict[str, Any]) -
     return "properties" in definitions.get(ref.removeprefix(REF_PREFIX), {})
 
 
-def _with_defaults(
-    definitions: dict[str, dict[str, Any]], structs: GoStructs, name: str, schema: dict[str, Any]
+def _quoted(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _enum_description(description: str, values: tuple[tuple[str, str], ...]) -> str:
+    lines = sorted(f" - `{_quoted(value)}` {comment}".rstrip() for value, comment in values)
+    text = "Possible enum values:\n" + "\n".join(lines)
+    return f"{description}\n\n{text}" if description else text
+
+
+def _enum_values(values: tuple[tuple[str, str], ...]) -> list[str]:
+    return sorted((value for value, _ in values), key=_quoted)
+
+
+def _with_enum(prop: dict[str, Any], go_type: str, enums: dict[str, tuple[tuple[str, str], ...]]) -> dict[str, Any]:
+    """A field of an ``+enum`` type, or a list or map of one, as openapi-gen writes it."""
+    values = enums.get(go_type.removeprefix("*"))
+    if values:
+        return {
+            **prop,
+            "description": _enum_description(prop.get("description", ""), values),
+            "enum": _enum_values(values),
+        }
+    for prefix, key in (("[]", "items"), ("map[string]", "additionalProperties")):
+        inner = prop.get(key)
+        if go_type.startswith(prefix) and isinstance(inner, dict):
+            values = enums.get(go_type[len(prefix) :].removeprefix("*"))
+            if values:
+                return {**prop, key: {**inner, "enum": _enum_values(values)}}
+    return prop
+
+
+def _zero(schema: Any) -> Any:
+    """The zero value openapi-gen writes as a scalar's default, or None for anything else."""
+    if not isinstance(schema, dict) or "$ref" in schema:
+        return None
+    return _SCALARS.get(schema.get("type", ""))
+
+
+def _with_go_facts(
+    definitions: dict[str, dict[str, Any]], structs: GoStructs, markers: GoMarkers, name: str, schema: dict[str, Any]
 ) -> dict[str, Any]:
-    fields = structs.fields_by_name(_go_name(name))
+    go_name = _go_name(name)
+    fields = structs.fields_by_name(go_name)
     properties = schema.get("properties")
     if not fields or not isinstance(properties, dict):
         return schema
+    explicit = markers.defaults.get(go_name, {})
     out = dict(schema)
     out["properties"] = dict(properties)
     for key, prop in properties.items():
         field = fields.get(key)
-        if field is None or field.pointer:
+        if field is None:
             continue
+        prop = _with_enum(prop, field.go_type, markers.enums)
         go_type = structs.underlying(field.go_type)
-        if _is_struct(definitions, prop) and not go_type.startswith(("[]", "map[")):
-            out["properties"][key] = {**prop, "default": {}}
-        elif prop.get("type") in _SCALARS and not field.omitempty and "$ref" not in prop:
-            out["properties"][key] = {**prop, "default": _SCALARS[prop["type"]]}
-        elif (
-            go_type.startswith("[]")
-            and not go_type.startswith("[]*")
-            and isinstance(prop.get("items"), dict)
-            and _is_struct(definitions, prop["items"])
-        ):
-            out["properties"][key] = {**prop, "items": {**prop["items"], "default": {}}}
+        collection = go_type.startswith(("[]", "map["))
+        if key in explicit:
+            prop = {**prop, "default": explicit[key]}
+        elif field.pointer:
+            pass
+        elif _is_struct(definitions, prop) and not collection:
+            prop = {**prop, "default": {}}
+        elif not collection and not field.omitempty and _zero(prop) is not None:
+            prop = {**prop, "default": _zero(prop)}
+        for prefix, inner in (("[]", "items"), ("map[string]", "additionalProperties")):
+            element = prop.get(inner)
+            if not go_type.startswith(prefix) or not isinstance(element, dict):
+                continue
+            element_type = structs.underlying(go_type[len(prefix) :])
+            if element_type.startswith(("*", "[]", "map[")):
+                continue
+            if _is_struct(definitions, element):
+                prop = {**prop, inner: {**element, "default": {}}}
+            elif _zero(element) is not None:
+                prop = {**prop, inner: {**element, "default": _zero(element)}}
+        out["properties"][key] = prop
     return out
 
 
@@ -134,9 +190,10 @@ def _builtin(kube_version: str) -> dict[str, dict[str, Any]]:
     definitions = builtin_definitions(kube_version)
     try:
         structs = go_structs(kube_version)
+        markers = go_markers(kube_version)
     except FileNotFoundError:
         return definitions
-    return {name: _with_defaults(definitions, structs, name, schema) for name, schema in definitions.items()}
+    return {name: _with_go_facts(definitions, structs, markers, name, schema) for name, schema in definitions.items()}
 
 
 @functools.cache

@@ -95,7 +95,25 @@ def test_explain_recursive_walks_the_references(kubectl: Any) -> None:
         "  rollingUpdate\t<RollingUpdateDeployment>\n"
         "    maxSurge\t<IntOrString>\n"
         "    maxUnavailable\t<IntOrString>\n"
-        "  type\t<string>\n\n"
+        "  type\t<string>\n"
+        "  enum: Recreate, RollingUpdate\n\n"
+    )
+
+
+def test_explain_lists_an_enum_fields_values_and_their_meaning(kubectl: Any) -> None:
+    code, out, err = kubectl("explain", "deployment.spec.strategy")
+    assert (code, err) == (0, "")
+    assert out.endswith(
+        "  type\t<string>\n"
+        "  enum: Recreate, RollingUpdate\n"
+        '    Type of deployment. Can be "Recreate" or "RollingUpdate". Default is\n'
+        "    RollingUpdate.\n"
+        "    \n"
+        "    Possible enum values:\n"
+        '     - `"Recreate"` Kill all existing pods before creating new ones.\n'
+        '     - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling\n'
+        "    update i.e gradually scale down the old ReplicaSets and scale up the new\n"
+        "    one.\n\n\n"
     )
 
 

@@ -90,6 +90,11 @@ async def test_a_built_in_schema_is_spelled_as_kube_openapi_v3_writes_it(client:
     assert (containers["x-kubernetes-list-type"], containers["x-kubernetes-list-map-keys"]) == ("map", ["name"])
     assert (containers["x-kubernetes-patch-strategy"], containers["x-kubernetes-patch-merge-key"]) == ("merge", "name")
     assert schemas["io.k8s.api.core.v1.ContainerPort"]["properties"]["containerPort"]["default"] == 0
+    restart = schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["restartPolicy"]
+    assert restart["enum"] == ["Always", "Never", "OnFailure"]
+    assert restart["description"].endswith('\n\nPossible enum values:\n - `"Always"`\n - `"Never"`\n - `"OnFailure"`')
+    capabilities = schemas["io.k8s.api.core.v1.Capabilities"]["properties"]["add"]
+    assert capabilities["items"] == {"default": "", "type": "string"}
     assert schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"] == {
         "format": "int-or-string",
         "oneOf": [{"type": "integer"}, {"type": "string"}],
