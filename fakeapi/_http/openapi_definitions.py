@@ -13,8 +13,9 @@ for a field of an ``+enum`` type its ``enum`` and "Possible enum values"
 
 A custom resource's definitions are built as apiextensions-apiserver's builder builds them
 (``pkg/controller/openapi/builder/builder.go``, ``buildKubeNative`` and ``buildListSchema``): the
-version's ``openAPIV3Schema`` with ``apiVersion`` and ``kind`` from ``TypeMeta`` and ``metadata`` as a
-reference to ``ObjectMeta``; a schema-less version is just ``{"type": "object"}``. Both carry
+version's ``openAPIV3Schema``, ``x-kubernetes-int-or-string`` unfolded into its ``anyOf``
+(``pkg/apiserver/schema/unfold.go``), with ``apiVersion`` and ``kind`` from ``TypeMeta`` and
+``metadata`` as a reference to ``ObjectMeta``; a schema-less version is just ``{"type": "object"}``. Both carry
 ``x-kubernetes-group-version-kind``; the names reverse the group (``com.example.v1.Widget``).
 """
 
@@ -222,11 +223,37 @@ def _type_meta(definitions: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": properties["apiVersion"], "kind": properties["kind"]}
 
 
+_INT_OR_STRING_ANY_OF = [{"type": "integer"}, {"type": "string"}]
+
+
+def _unfold(node: Any) -> None:
+    """``Structural.Unfold``: an ``x-kubernetes-int-or-string`` node gets its ``anyOf`` spelled out."""
+    if not isinstance(node, dict):
+        return
+    for key in ("properties", "patternProperties"):
+        for child in (node.get(key) or {}).values():
+            _unfold(child)
+    for key in ("items", "additionalProperties"):
+        _unfold(node.get(key))
+    if node.get("x-kubernetes-int-or-string") is not True:
+        return
+    all_of = node.get("allOf") or [{}]
+    if node.get("anyOf") == _INT_OR_STRING_ANY_OF or (
+        isinstance(all_of[0], dict) and all_of[0].get("anyOf") == _INT_OR_STRING_ANY_OF
+    ):
+        return
+    if node.get("anyOf") is None:
+        node["anyOf"] = copy.deepcopy(_INT_OR_STRING_ANY_OF)
+    else:
+        node["allOf"] = [{"anyOf": copy.deepcopy(_INT_OR_STRING_ANY_OF)}, *(node.get("allOf") or [])]
+
+
 def _custom_kind(rtype: ResourceType, type_meta: dict[str, Any]) -> dict[str, Any]:
     gvk = [{"group": rtype.group, "kind": rtype.kind, "version": rtype.version}]
     if not rtype.schema:
         return {"type": "object", "x-kubernetes-group-version-kind": gvk}
     schema = copy.deepcopy(rtype.schema)
+    _unfold(schema)
     properties = schema.setdefault("properties", {})
     properties["metadata"] = {"$ref": _ref(_OBJECT_META), "description": _OBJECT_META_DESCRIPTION}
     properties.update(type_meta)

@@ -18,7 +18,12 @@ OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 WIDGET_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "A widget.",
-    "properties": {"spec": {"type": "object", "properties": {"x": {"type": "integer"}}}},
+    "properties": {
+        "spec": {
+            "type": "object",
+            "properties": {"x": {"type": "integer"}, "port": {"x-kubernetes-int-or-string": True}},
+        }
+    },
 }
 
 
@@ -131,6 +136,10 @@ async def test_a_custom_resource_schema_has_type_meta_object_meta_and_a_list(cli
     assert widget["description"] == "A widget."
     assert widget["x-kubernetes-group-version-kind"] == [{"group": "example.com", "kind": "Widget", "version": "v1"}]
     assert set(widget["properties"]) == {"apiVersion", "kind", "metadata", "spec"}
+    assert widget["properties"]["spec"]["properties"]["port"] == {
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "x-kubernetes-int-or-string": True,
+    }
     assert widget["properties"]["metadata"]["allOf"] == [{"$ref": SCHEMAS + OBJECT_META}]
     assert widget["properties"]["apiVersion"]["description"].startswith("APIVersion defines the versioned schema")
     listing = schemas["com.example.v1.WidgetList"]
