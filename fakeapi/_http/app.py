@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import HttpVersion11, web
 
-from fakeapi._http import discovery
+from fakeapi._http import discovery, openapi_serving
 from fakeapi._http.actions import (
     handle_binding,
     handle_connect,
@@ -118,14 +118,11 @@ async def _non_resource(request: web.BaseRequest, state: ServerState, info: Requ
     if path == "/apis":
         return object_response(discovery.api_group_list(registry), pretty=pretty, ordered=True)
     if path == "/openapi/v3":
-        return object_response(discovery.openapi_v3_index(registry), pretty=pretty)
+        return openapi_serving.serve_v3_index(registry)
     if path.startswith("/openapi/v3/"):
-        key = path[len("/openapi/v3/") :].split("/")
-        group, version = (
-            ("", key[1]) if key[0] == "api" and len(key) == 2 else (key[1], key[2]) if len(key) == 3 else ("", "")
-        )
-        document = discovery.openapi_v3_document(registry, group, version) if version else None
-        return object_response(document, pretty=pretty) if document is not None else _plain_not_found()
+        return openapi_serving.serve_v3_document(request, registry, path[len("/openapi/v3/") :])
+    if path == "/openapi/v2":
+        return openapi_serving.serve_v2(request, registry)
     parts = path.strip("/").split("/")
     if parts[0] == "api" and len(parts) == 2:
         listing = discovery.api_resource_list(registry, "", parts[1])
