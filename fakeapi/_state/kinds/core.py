@@ -24,6 +24,7 @@ from fakeapi._state.defaults.pods import pod_defaults
 from fakeapi._state.defaults.storage import persistent_volume_claim_defaults, persistent_volume_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
+from fakeapi._state.priority_admission import admit_pod_priority
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.serviceaccount_admission import admit_pod
 from fakeapi._state.strategy import GenerationStrategy, Strategy
@@ -162,12 +163,13 @@ class NamespaceStrategy(Strategy):
 
 
 class PodStrategy(Strategy):
-    """A pod's create passes the ServiceAccount admission plugin (:mod:`..serviceaccount_admission`),
-    after NamespaceLifecycle has found its namespace."""
+    """A pod's create passes the ServiceAccount and Priority admission plugins
+    (:mod:`..serviceaccount_admission`, :mod:`..priority_admission`), after NamespaceLifecycle has
+    found its namespace."""
 
     def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         self._check_namespace(store, rtype, {**obj, "metadata": {**metadata_of(obj), "namespace": namespace}})
-        return admit_pod(store, namespace, obj)
+        return admit_pod_priority(store, admit_pod(store, namespace, obj))
 
 
 class NamespaceContentStrategy(Strategy):
