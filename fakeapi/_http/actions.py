@@ -87,6 +87,12 @@ async def handle_review(
     strategy = rtype.rules
     assert isinstance(strategy, ReviewStrategy)
     if rtype.namespaced:
+        body_namespace = metadata_of(review).get("namespace") or ""
+        if body_namespace and body_namespace != info.namespace:
+            # EnsureObjectNamespaceMatchesRequestNamespace, as for every namespaced create
+            raise APIError.bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request"
+            )
         review = with_metadata(review, namespace=info.namespace)
     authorization = state.authorization
     rbac = authorization.source if authorization.enforcing else None

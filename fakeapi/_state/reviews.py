@@ -5,7 +5,8 @@ A review is a question whose answer comes back in the created object's ``status`
 * ``SelfSubjectReview`` (``kubectl auth whoami``): the requester's user info
   (``selfsubjectreview/rest.go``);
 * ``SelfSubjectAccessReview``, ``LocalSubjectAccessReview``, ``SubjectAccessReview``
-  (``kubectl auth can-i``): under RBAC authorization, the RBAC authorizer's decision and reason
+  (``kubectl auth can-i``): a spec validated as ``pkg/apis/authorization/validation`` does
+  (:mod:`fakeapi._state.validation.authorization`), then under RBAC authorization, the RBAC authorizer's decision and reason
   (docs/rbac.md); otherwise allowed, since every request is;
 * ``SelfSubjectRulesReview`` (``kubectl auth can-i --list``): under RBAC authorization the rules
   that apply to the requester in the namespace; otherwise the rules of an allow-all authorizer,
@@ -34,7 +35,9 @@ from fakeapi._state.authorization import (
 from fakeapi._state.authorization import UserInfo as AuthorizingUser
 from fakeapi._state.strategy import Strategy
 from fakeapi._state.token_authentication import TokenUser
-from fakeapi.errors import APIError
+from fakeapi._state.validation import field as field_errors
+from fakeapi._state.validation.authorization import validate_access_review
+from fakeapi.errors import APIError, GroupResource
 
 __all__ = [
     "ACCESS_REVIEW",
@@ -97,6 +100,11 @@ def _self_subject_review(review: dict[str, Any], context: ReviewContext) -> dict
 
 
 def _access_review(review: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    """``subjectaccessreview/rest.go`` and its kin: the spec validated (422, no name), then answered."""
+    errors = validate_access_review(review)
+    if errors:
+        kind = GroupResource("authorization.k8s.io", str(review.get("kind") or ""))
+        raise APIError.invalid(kind, "", field_errors.causes(errors))
     if context.rbac is None:
         return _echo(review, {"allowed": True})
     spec = review.get("spec") or {}

@@ -83,9 +83,10 @@ async def test_access_reviews_are_allowed_and_never_stored(client: RawClient) ->
     assert reply.status == 201
     assert reply.json()["status"] == {"allowed": True}
     assert reply.json()["spec"] == spec
+    local_spec = {**spec, "resourceAttributes": {"namespace": "default", "verb": "get", "resource": "pods"}}
     local = await client.post(
         "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
-        {"apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview", "spec": spec},
+        {"apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview", "spec": local_spec},
     )
     assert local.status == 201
     assert local.json()["metadata"] == {"namespace": "default", "creationTimestamp": None}

@@ -33,8 +33,8 @@ DNS1035_RULE = (
 
 
 def status_422(prefix: str, name: str, kind: str, group: str, causes: list[tuple[str, str, str]]) -> bytes:
-    """The bytes of ``NewInvalid``'s Status, written out by hand: messages ``<field>: <body>``, joined in brackets."""
-    texts = [f"{where}: {body}" for _, body, where in causes]
+    """The bytes of ``NewInvalid``'s Status, written out by hand: messages ``<field>: <body>``, each once, joined in brackets."""
+    texts = list(dict.fromkeys(f"{where}: {body}" for _, body, where in causes))
     aggregate = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
     details = '{"name":' + json.dumps(name)
     if group:

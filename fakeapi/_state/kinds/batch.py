@@ -1,4 +1,5 @@
-"""``batch/v1``: ``pkg/registry/batch/job`` and ``cronjob``; spec changes bump the generation."""
+"""``batch/v1``: ``pkg/registry/batch/job`` and ``cronjob``; spec changes bump the generation; both validated
+as ``pkg/apis/batch/validation`` does (:mod:`fakeapi._state.validation.batch`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy
 from fakeapi._state.tables.workloads import CRON_JOB_PRINTER, JOB_PRINTER
+from fakeapi._state.validation.batch import CRON_JOB, JOB
 
 __all__ = ["TYPES"]
 
@@ -28,7 +30,7 @@ TYPES: tuple[ResourceType, ...] = (
         short_names=("cj",),
         categories=("all",),
         subresources=(Subresource("status"),),
-        strategy=GenerationStrategy(),
+        strategy=GenerationStrategy(CRON_JOB),
         printer=CRON_JOB_PRINTER,
         defaulter=cron_job_defaults,
     ),
@@ -39,7 +41,7 @@ TYPES: tuple[ResourceType, ...] = (
         "Job",
         categories=("all",),
         subresources=(Subresource("status"),),
-        strategy=JobStrategy(),
+        strategy=JobStrategy(JOB),
         defaulter=job_defaults,
         printer=JOB_PRINTER,
     ),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, defaults, namespace_content
+from fakeapi._state.defaults.allocation import keep_allocated_values
 from fakeapi._state.defaults.cluster import (
     limit_range_defaults,
     node_defaults,
@@ -23,6 +24,7 @@ from fakeapi._state.defaults.pods import pod_defaults
 from fakeapi._state.defaults.storage import persistent_volume_claim_defaults, persistent_volume_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
+from fakeapi._state.priority_admission import admit_pod_priority
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.serviceaccount_admission import admit_pod
 from fakeapi._state.strategy import GenerationStrategy, Strategy
@@ -45,9 +47,12 @@ from fakeapi._state.tables.networking import ENDPOINTS_PRINTER
 from fakeapi._state.tables.pods import POD_PRINTER
 from fakeapi._state.tables.workloads import POD_TEMPLATE_PRINTER, REPLICATION_CONTROLLER_PRINTER
 from fakeapi._state.validation import core as validation
+from fakeapi._state.validation import field, services
+from fakeapi._state.validation.field import FieldError
 from fakeapi._state.validation.names import name_is_dns1035_label, name_is_dns_label
 from fakeapi._state.validation.pods import validate_pod, validate_pod_update
 from fakeapi._state.validation.rules import KindRules
+from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
     from fakeapi._state.store import Store
@@ -75,17 +80,53 @@ _POD_SUBRESOURCES = (
 )
 
 
+def _allocated(store: Store, rtype: ResourceType, skip: str | None = None) -> tuple[set[str], set[int]]:
+    """The cluster IPs and node ports the stored Services hold (but the one whose uid is ``skip``)."""
+    used_ips: set[str] = set()
+    used_ports: set[int] = set()
+    for service in store.bucket(rtype).values():
+        if skip is not None and metadata_of(service).get("uid") == skip:
+            continue
+        spec = service.get("spec") or {}
+        used_ips.update(ip for ip in spec.get("clusterIPs") or [spec.get("clusterIP")] if isinstance(ip, str))
+        used_ports.update(p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p.get("nodePort"), int))
+        if isinstance(spec.get("healthCheckNodePort"), int):
+            used_ports.add(spec["healthCheckNodePort"])
+    return used_ips, used_ports
+
+
 class ServiceStrategy(Strategy):
-    """Services get a cluster IP and node ports allocated on create (``alloc.go``)."""
+    """The Service registry (``pkg/registry/core/service/storage``): before validation, ``beginCreate``
+    checks the IP family fields and allocates a cluster IP and node ports, refusing taken or
+    out-of-range ones (:mod:`fakeapi._state.validation.services`); ``beginUpdate`` keeps what was
+    allocated and the client left out, and refuses taken node ports."""
+
+    def prepare_for_create(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        self._raise_errors(rtype, obj, services.family_errors(obj))
+        return super().prepare_for_create(rtype, obj)
 
     def allocate(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-        used_ips: set[str] = set()
-        used_ports: set[int] = set()
-        for service in store.bucket(rtype).values():
-            spec = service.get("spec") or {}
-            used_ips.update(ip for ip in spec.get("clusterIPs") or [spec.get("clusterIP")] if isinstance(ip, str))
-            used_ports.update(p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p.get("nodePort"), int))
+        used_ips, used_ports = _allocated(store, rtype)
+        self._raise_errors(rtype, obj, services.allocation_errors(obj, used_ips, used_ports))
         return defaults.allocate_node_ports(defaults.allocate_cluster_ip(obj, used_ips), used_ports)
+
+    def before_update(
+        self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> dict[str, Any]:
+        new = super().before_update(rtype, new, old, subresource)
+        return keep_allocated_values(new, old) if subresource == "" else new
+
+    def validate_update(
+        self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> None:
+        if subresource == "":
+            _, used_ports = _allocated(store, rtype, skip=metadata_of(old).get("uid"))
+            self._raise_errors(rtype, new, services.node_port_update_errors(new, old, used_ports))
+        super().validate_update(store, rtype, new, old, subresource)
+
+    def _raise_errors(self, rtype: ResourceType, obj: dict[str, Any], errors: list[FieldError]) -> None:
+        if errors:
+            raise APIError.invalid(rtype.group_kind, metadata_of(obj).get("name", ""), field.causes(errors))
 
 
 class NamespaceStrategy(Strategy):
@@ -122,12 +163,13 @@ class NamespaceStrategy(Strategy):
 
 
 class PodStrategy(Strategy):
-    """A pod's create passes the ServiceAccount admission plugin (:mod:`..serviceaccount_admission`),
-    after NamespaceLifecycle has found its namespace."""
+    """A pod's create passes the ServiceAccount and Priority admission plugins
+    (:mod:`..serviceaccount_admission`, :mod:`..priority_admission`), after NamespaceLifecycle has
+    found its namespace."""
 
     def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         self._check_namespace(store, rtype, {**obj, "metadata": {**metadata_of(obj), "namespace": namespace}})
-        return admit_pod(store, namespace, obj)
+        return admit_pod_priority(store, admit_pod(store, namespace, obj))
 
 
 class NamespaceContentStrategy(Strategy):
@@ -264,6 +306,7 @@ TYPES: tuple[ResourceType, ...] = (
             KindRules(
                 names=name_is_dns1035_label,
                 create=validation.validate_service,
+                update=validation.validate_service_update,
             )
         ),
         defaulter=service_defaults,

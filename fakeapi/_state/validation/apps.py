@@ -23,6 +23,7 @@ from fakeapi._state.validation.field import FieldError, Printed
 from fakeapi._state.validation.names import is_percent, name_is_dns_label
 from fakeapi._state.validation.objectmeta import (
     FIELD_IMMUTABLE,
+    semantic,
     validate_annotations,
     validate_label_selector,
     validate_labels,
@@ -30,7 +31,7 @@ from fakeapi._state.validation.objectmeta import (
 )
 from fakeapi._state.validation.pods import validate_pod_template
 from fakeapi._state.validation.rules import KindRules
-from fakeapi._state.validation.values import ADDRESS, int_or_string, label_selector, strategy
+from fakeapi._state.validation.values import ADDRESS, int_or_string, label_selector, strategy, string_map
 
 __all__ = ["DAEMON_SET", "DEPLOYMENT", "REPLICA_SET", "STATEFUL_SET"]
 
@@ -62,7 +63,7 @@ def validate_replica_set_template(spec: Obj, kind: str, path: str) -> list[Field
         errors.append(
             field.invalid(
                 f"{path}.metadata.labels",
-                labels if labels else None,
+                string_map(labels),
                 "`selector` does not match template `labels`",
                 "map[string]string",
             )
@@ -269,7 +270,7 @@ def validate_stateful_set(stateful_set: Obj) -> list[FieldError]:
         selector = spec.get("selector") if isinstance(spec.get("selector"), dict) else None
         if _selects(selector, _dict(labels)) is False:
             detail = "`selector` does not match template `labels`"
-            shown = labels if labels else None
+            shown = string_map(labels)
             errors.append(field.invalid("spec.template.metadata.labels", shown, detail, "map[string]string"))
         meta = _dict(template.get("metadata"))
         errors += validate_labels(_dict(meta.get("labels")), "spec.template.labels")
@@ -296,22 +297,13 @@ _STATEFUL_SET_UPDATABLE = (
 )
 
 
-def _semantic(value: Any) -> Any:
-    """A value as ``apiequality.Semantic.DeepEqual`` sees it: empty and absent maps and lists alike."""
-    if isinstance(value, dict):
-        return {key: _semantic(item) for key, item in value.items() if item not in (None, {}, [])}
-    if isinstance(value, list):
-        return [_semantic(item) for item in value]
-    return value
-
-
 def validate_stateful_set_update(new: Obj, old: Obj) -> list[FieldError]:
     """``ValidateStatefulSetUpdate``: the spec, then nothing but the updatable fields changed."""
     errors = validate_stateful_set(new)
     new_spec, old_spec = _dict(new.get("spec")), _dict(old.get("spec"))
     kept = {key: value for key, value in new_spec.items() if key not in _STATEFUL_SET_UPDATABLE}
     before = {key: value for key, value in old_spec.items() if key not in _STATEFUL_SET_UPDATABLE}
-    if _semantic(kept) != _semantic(before):
+    if semantic(kept) != semantic(before):
         detail = (
             "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
             "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
@@ -359,9 +351,7 @@ def validate_daemon_set(daemon_set: Obj) -> list[FieldError]:
     labels = _dict(template.get("metadata")).get("labels")
     if not errors and _selects(selector, _dict(labels)) is False:
         detail = "`selector` does not match template `labels`"
-        errors.append(
-            field.invalid("spec.template.metadata.labels", labels if labels else None, detail, "map[string]string")
-        )
+        errors.append(field.invalid("spec.template.metadata.labels", string_map(labels), detail, "map[string]string"))
     if selector is not None and not selector.get("matchLabels") and not selector.get("matchExpressions"):
         errors.append(
             field.invalid("spec.selector", label_selector(selector), "empty selector is invalid for daemonset")

@@ -19,8 +19,9 @@ from typing import Any
 from fakeapi._state.typed.quantities import QuantityError, quantity_amount
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError
-from fakeapi._state.validation.names import is_dns1123_label, is_env_var_name, is_port_name
+from fakeapi._state.validation.names import is_dns1123_label, is_env_var_name, is_port_name, name_is_dns_subdomain
 from fakeapi._state.validation.objectmeta import IS_NEGATIVE, validate_nonnegative
+from fakeapi._state.validation.securitycontexts import validate_container_security_context
 
 __all__ = ["validate_containers", "validate_init_containers", "validate_port_num_or_name"]
 
@@ -54,7 +55,9 @@ def _enum(value: str, path: str, supported: tuple[str, ...]) -> list[FieldError]
     return [field.not_supported(path, value, supported)]
 
 
-def validate_containers(containers: list[Obj], volumes: set[str], grace: Any, path: str) -> list[FieldError]:
+def validate_containers(
+    containers: list[Obj], volumes: set[str], grace: Any, path: str, *, host_users: bool = True
+) -> list[FieldError]:
     """``validateContainers``."""
     if not containers:
         return [field.required(path)]
@@ -62,7 +65,7 @@ def validate_containers(containers: list[Obj], volumes: set[str], grace: Any, pa
     names: set[str] = set()
     for position, container in enumerate(containers):
         where = f"{path}[{position}]"
-        errors += _validate_common(container, volumes, where)
+        errors += _validate_common(container, volumes, where, host_users)
         name = container.get("name") or ""
         if name in names:
             errors.append(field.duplicate(f"{where}.name", name))
@@ -75,14 +78,14 @@ def validate_containers(containers: list[Obj], volumes: set[str], grace: Any, pa
 
 
 def validate_init_containers(
-    containers: list[Obj], regular: list[Obj], volumes: set[str], grace: Any, path: str
+    containers: list[Obj], regular: list[Obj], volumes: set[str], grace: Any, path: str, *, host_users: bool = True
 ) -> list[FieldError]:
     """``validateInitContainers``."""
     errors: list[FieldError] = []
     names = {container.get("name") or "" for container in regular}
     for position, container in enumerate(containers):
         where = f"{path}[{position}]"
-        errors += _validate_common(container, volumes, where)
+        errors += _validate_common(container, volumes, where, host_users)
         restart = container.get("restartPolicy")
         if restart is not None and restart != "Always":
             errors.append(field.not_supported(f"{where}.restartPolicy", restart, ("Always",)))
@@ -101,7 +104,7 @@ def validate_init_containers(
     return errors
 
 
-def _validate_common(container: Obj, volumes: set[str], path: str) -> list[FieldError]:
+def _validate_common(container: Obj, volumes: set[str], path: str, host_users: bool) -> list[FieldError]:
     """``validateContainerCommon``."""
     errors: list[FieldError] = []
     name = container.get("name") or ""
@@ -115,9 +118,12 @@ def _validate_common(container: Obj, volumes: set[str], path: str) -> list[Field
     errors += _enum(policy, f"{path}.terminationMessagePolicy", _TERMINATION_MESSAGE_POLICIES)
     errors += _validate_ports(_list(container.get("ports")), f"{path}.ports")
     errors += _validate_env(_list(container.get("env")), f"{path}.env")
+    errors += _validate_env_from(_list(container.get("envFrom")), f"{path}.envFrom")
     errors += _validate_mounts(_list(container.get("volumeMounts")), volumes, f"{path}.volumeMounts")
     errors += _enum(container.get("imagePullPolicy") or "", f"{path}.imagePullPolicy", _PULL_POLICIES)
     errors += _validate_resources(_dict(container.get("resources")), f"{path}.resources")
+    security = container.get("securityContext")
+    errors += validate_container_security_context(security, host_users, f"{path}.securityContext")
     return errors
 
 
@@ -179,6 +185,31 @@ def _validate_env(env: list[Any], path: str) -> list[FieldError]:
             errors.append(field.required(where))
         else:
             errors += _each(where, name, is_env_var_name(name))
+    return errors
+
+
+def _validate_env_from(sources: list[Any], path: str) -> list[FieldError]:
+    """``ValidateEnvFrom``: a prefix that is an environment variable name, exactly one named source.
+
+    The source names are checked as name prefixes (``ValidateConfigMapName(name, true)``), as upstream does.
+    """
+    errors: list[FieldError] = []
+    for position, raw in enumerate(sources):
+        source, where = _dict(raw), f"{path}[{position}]"
+        prefix = source.get("prefix") or ""
+        if prefix:
+            errors += _each(f"{where}.prefix", prefix, is_env_var_name(prefix))
+        given = [name for name in ("configMapRef", "secretRef") if isinstance(source.get(name), dict)]
+        for name in given:
+            ref_name = source[name].get("name") or ""
+            if not ref_name:
+                errors.append(field.required(f"{where}.{name}.name"))
+            else:
+                errors += _each(f"{where}.{name}.name", ref_name, name_is_dns_subdomain(ref_name, True))
+        if not given:
+            errors.append(field.invalid(path, "", "must specify one of: `configMapRef` or `secretRef`"))
+        elif len(given) > 1:
+            errors.append(field.invalid(path, "", "may not have more than one field specified at a time"))
     return errors
 
 

@@ -8,10 +8,10 @@
   is immutable, and so is everything once ``immutable`` is true.
 * Service (``ValidateService``, ``ValidateServiceUpdate``): ports (required unless headless or
   ExternalName; names DNS labels, required when several, unique; port numbers; protocol; target
-  port), selector labels, sessionAffinity, type, node ports only where a type allows them, no
-  port twice, internalTrafficPolicy. Not reproduced: ``ValidateServiceClusterIPsRelatedFields``,
-  externalIPs, loadBalancerSourceRanges, the kubelet port, the external traffic policy fields, and
-  ``ValidateServiceUpdate``'s cluster IP rules (an update is validated as a create).
+  port), selector labels, sessionAffinity, the cluster IP fields (:mod:`.services`), type, node
+  ports only where a type allows them, no port twice, loadBalancerClass, the external and internal
+  traffic policies; an update first keeps the cluster IPs and families (:mod:`.services`). Not
+  reproduced: externalIPs, loadBalancerSourceRanges, the kubelet port.
 """
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError
 from fakeapi._state.validation.names import is_config_map_key, is_dns1123_label, is_dns1123_subdomain, is_port_name
 from fakeapi._state.validation.objectmeta import validate_immutable, validate_labels
+from fakeapi._state.validation.services import (
+    validate_cluster_ip_fields,
+    validate_load_balancer_class,
+    validate_service_update_fields,
+)
 
 __all__ = [
     "MAX_SECRET_SIZE",
@@ -31,6 +36,7 @@ __all__ = [
     "validate_secret",
     "validate_secret_update",
     "validate_service",
+    "validate_service_update",
 ]
 
 Obj = Mapping[str, Any]
@@ -139,7 +145,7 @@ def validate_secret_update(new: Obj, old: Obj) -> list[FieldError]:
 
 def _headless(spec: Obj) -> bool:
     ips = _list(spec.get("clusterIPs"))
-    return bool(ips) and ips[0] == "None"
+    return len(ips) == 1 and ips[0] == "None"
 
 
 def validate_service(service: Obj) -> list[FieldError]:
@@ -177,6 +183,7 @@ def validate_service(service: Obj) -> list[FieldError]:
         errors.append(field.not_supported("spec.sessionAffinity", affinity, _SESSION_AFFINITIES))
     if affinity == "None" and spec.get("sessionAffinityConfig") is not None:
         errors.append(field.forbidden("spec.sessionAffinityConfig", "must not be set when session affinity is None"))
+    errors += validate_cluster_ip_fields(spec)
     if not kind:
         errors.append(field.required("spec.type"))
     elif kind not in _SERVICE_TYPES:
@@ -206,7 +213,39 @@ def validate_service(service: Obj) -> list[FieldError]:
         errors.append(
             field.forbidden("spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'")
         )
+    errors += validate_load_balancer_class(spec, None)
+    errors += _validate_external_traffic_policy(spec, kind)
     errors += _validate_internal_traffic_policy(spec, kind)
+    return errors
+
+
+def validate_service_update(new: Obj, old: Obj) -> list[FieldError]:
+    """``ValidateServiceUpdate``: the cluster IPs, families, load balancer class and health check port, then the Service."""
+    return validate_service_update_fields(new, old) + validate_service(new)
+
+
+def _validate_external_traffic_policy(spec: Obj, kind: str) -> list[FieldError]:
+    """``validateServiceExternalTrafficPolicy``."""
+    errors: list[FieldError] = []
+    policy = spec.get("externalTrafficPolicy") or ""
+    accessible = kind in ("NodePort", "LoadBalancer") or (kind == "ClusterIP" and bool(_list(spec.get("externalIPs"))))
+    if not accessible:
+        if policy:
+            detail = "may only be set for externally-accessible services"
+            errors.append(field.invalid("spec.externalTrafficPolicy", policy, detail))
+    elif not policy:
+        errors.append(field.required("spec.externalTrafficPolicy"))
+    elif policy not in _TRAFFIC_POLICIES:
+        errors.append(field.not_supported("spec.externalTrafficPolicy", policy, _TRAFFIC_POLICIES))
+    health_port = spec.get("healthCheckNodePort") or 0
+    if not (kind == "LoadBalancer" and policy == "Local"):
+        if health_port:
+            detail = "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"
+            errors.append(field.invalid("spec.healthCheckNodePort", health_port, detail))
+    elif not health_port:
+        errors.append(field.required("spec.healthCheckNodePort"))
+    elif not 1 <= health_port <= 65535:
+        errors.append(field.invalid("spec.healthCheckNodePort", health_port, "must be between 1 and 65535, inclusive"))
     return errors
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "FIELD_IMMUTABLE",
     "IS_NEGATIVE",
     "finalizer_warnings",
+    "semantic",
     "validate_annotations",
     "validate_immutable",
     "validate_label_selector",
@@ -99,6 +100,15 @@ def validate_nonnegative(value: Any, path: str) -> list[FieldError]:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         return [field.invalid(path, value, IS_NEGATIVE)]
     return []
+
+
+def semantic(value: Any) -> Any:
+    """A value as ``apiequality.Semantic.DeepEqual`` sees it: empty and absent maps and lists alike."""
+    if isinstance(value, dict):
+        return {key: semantic(item) for key, item in value.items() if item not in (None, {}, [])}
+    if isinstance(value, list):
+        return [semantic(item) for item in value]
+    return value
 
 
 def validate_immutable(new: Any, old: Any, path: str, go_type: str = "") -> list[FieldError]:

@@ -26,6 +26,8 @@ from fakeapi._state.validation.containers import validate_containers, validate_i
 from fakeapi._state.validation.field import FieldError, Printed
 from fakeapi._state.validation.names import is_dns1123_label, is_label_value, is_qualified_name, name_is_dns_subdomain
 from fakeapi._state.validation.objectmeta import validate_annotations, validate_labels
+from fakeapi._state.validation.placement import validate_affinity, validate_topology_spread_constraints
+from fakeapi._state.validation.securitycontexts import validate_pod_security_context
 from fakeapi._state.validation.values import ADDRESS
 
 __all__ = [
@@ -129,12 +131,20 @@ def validate_pod_spec(spec: Obj, path: str, *, is_pod: bool) -> list[FieldError]
     errors += volume_errors
     containers = [_dict(item) for item in _list(spec.get("containers"))]
     init_containers = [_dict(item) for item in _list(spec.get("initContainers"))]
-    errors += validate_containers(containers, volumes, grace, f"{path}.containers")
-    errors += validate_init_containers(init_containers, containers, volumes, grace, f"{path}.initContainers")
+    host_users = spec.get("hostUsers") is not False
+    errors += validate_containers(containers, volumes, grace, f"{path}.containers", host_users=host_users)
+    errors += validate_init_containers(
+        init_containers, containers, volumes, grace, f"{path}.initContainers", host_users=host_users
+    )
     errors += _validate_host_network_ports(spec, containers, path, is_pod)
     errors += _validate_enum(spec.get("restartPolicy") or "", f"{path}.restartPolicy", _RESTART_POLICIES)
     errors += _validate_enum(spec.get("dnsPolicy") or "", f"{path}.dnsPolicy", _DNS_POLICIES)
     errors += validate_labels(_dict(spec.get("nodeSelector")), f"{path}.nodeSelector")
+    errors += validate_pod_security_context(spec, path)
+    errors += validate_affinity(spec.get("affinity"), f"{path}.affinity")
+    errors += validate_topology_spread_constraints(
+        _list(spec.get("topologySpreadConstraints")), f"{path}.topologySpreadConstraints"
+    )
     for name in ("serviceAccountName", "nodeName"):
         value = spec.get(name) or ""
         if value:

@@ -6,6 +6,7 @@ its JSON (docs/validation.md). The structs that the workload validations report:
 * ``metav1.LabelSelector`` (a selector that is empty, immutable, or not auto-generated):
   ``v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}``,
   its JSON with the API's tags;
+* a nil label map (``map[string]string(nil)``), where a set one prints as ``%#v`` does;
 * ``intstr.IntOrString`` (a rolling update's maxUnavailable or maxSurge):
   ``intstr.IntOrString{Type:1, IntVal:0, StrVal:"25x"}``, its JSON the bare value;
 * the internal strategies of ``pkg/apis/apps`` (``apps.DeploymentStrategy{Type:"Foo",
@@ -24,7 +25,7 @@ from fakeapi._patching.goencode import encode
 from fakeapi._patching.gostrconv import quote
 from fakeapi._state.validation.field import Printed, go_syntax
 
-__all__ = ["int_or_string", "label_selector", "strategy"]
+__all__ = ["int_or_string", "label_selector", "strategy", "string_map"]
 
 ADDRESS = "0xc000000000"
 
@@ -59,6 +60,14 @@ def label_selector(selector: Mapping[str, Any] | None) -> Printed:
     return Printed(
         f"v1.LabelSelector{{MatchLabels:{shown_labels}, MatchExpressions:{shown_expressions}}}", _json(tagged)
     )
+
+
+def string_map(labels: Any) -> Any:
+    """A ``map[string]string`` as a bad value: a nil one is ``map[string]string(nil)``, not ``null``
+    (``ErrorBody`` prints ``null`` only for a nil interface or pointer)."""
+    if not labels:
+        return Printed("map[string]string(nil)", "null")
+    return labels
 
 
 def int_or_string(value: Any) -> Printed:
