@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from scenarios._dependencies import engine_dependencies_missing
 
 if TYPE_CHECKING:
-    from scenarios._actors import ActorCrashed, SetupContext, TickContext
+    from scenarios._actors import Actor, ActorCrashed, SetupContext, TickContext
     from scenarios._checks import (
         at_least_once,
         at_most_once,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     )
     from scenarios._exploring import Exploration, Settings
     from scenarios._faults import FAULTS
-    from scenarios._model import Actor, Check, Effect, RunRecord, Scenario, Step, Violation
+    from scenarios._model import Check, Effect, RunRecord, Scenario, Step, Violation
     from scenarios._probing import HostileReport
     from scenarios._running import explore, probe, scenario
     from scenarios._schedules import Shard
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "BUILTINS": "scenarios.builtin",
     "FAULTS": "scenarios._faults",
-    "Actor": "scenarios._model",
+    "Actor": "scenarios._actors",
     "ActorCrashed": "scenarios._actors",
     "Check": "scenarios._model",
     "Effect": "scenarios._model",
