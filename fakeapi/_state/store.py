@@ -37,18 +37,17 @@ from fakeapi._state.objects import metadata_of, with_metadata, without_resource_
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.signing_keys import SigningKey
-from fakeapi._state.strategy import Strategy
+from fakeapi._state.storeview import Committed, Key, ObjectId
+from fakeapi._state.strategy import Strategy, strategy_of
 from fakeapi._state.typed.ordering import in_go_order
 from fakeapi._state.watching import ADDED, DEFAULT_HISTORY_BYTES, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
-__all__ = ["Committed", "Store", "StoreSnapshot", "track_writes"]
+__all__ = ["Store", "StoreSnapshot", "track_writes"]
 
 GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATE_NAME_ATTEMPTS = 8
 OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
-
-Key = tuple[str, str]
 
 # The resourceVersions given to the writes of the request being served. A request task sets its own
 # list, so what happens while it awaits (other requests committing) is not counted as its doing.
@@ -71,16 +70,6 @@ class StoreSnapshot:
     history: list[Change]
     compacted_through: int
     random_state: Any
-
-
-@dataclass
-class Committed:
-    """What a write did: the object to answer with, and whether anything was persisted."""
-
-    object: dict[str, Any]
-    changed: bool
-    deleted: bool = False
-    warnings: tuple[str, ...] = ()
 
 
 def _etcd_key(key: Key) -> str:
@@ -307,7 +296,7 @@ class Store:
         operation: str = "Update",
     ) -> Committed:
         """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
-        strategy = rtype.rules
+        strategy = strategy_of(rtype)
         metadata = metadata_of(obj)
         given = metadata.get("resourceVersion")
         if given not in (None, "", "0"):
@@ -396,7 +385,7 @@ class Store:
         ``unconditional`` is for updates whose body carries no resourceVersion by design (a patch
         computes the new object from the current one, so it inherits its resourceVersion).
         """
-        strategy = rtype.rules
+        strategy = strategy_of(rtype)
         current = self.get(rtype, namespace, name)
         new = compute(current)
         current_meta, new_meta = metadata_of(current), metadata_of(new)
@@ -448,7 +437,7 @@ class Store:
         dry_run: bool = False,
     ) -> Committed:
         """``Store.Delete``: preconditions, then finalizers mark the object, or it goes now."""
-        strategy = rtype.rules
+        strategy = strategy_of(rtype)
         current = self.get(rtype, namespace, name)
         meta = metadata_of(current)
         if uid is not None and uid != meta.get("uid"):
@@ -492,7 +481,7 @@ class Store:
     def delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
         """Remove an object at once (its last finalizer is gone, or it never had one)."""
         deleted = self.persist(rtype, current, DELETED, current)
-        rtype.rules.after_delete(self, rtype, deleted)
+        strategy_of(rtype).after_delete(self, rtype, deleted)
         garbage_collector.owner_deleted(self, rtype, deleted)
         garbage_collector.dependent_deleted(self, deleted)
         namespace = metadata_of(current).get("namespace")
@@ -539,7 +528,6 @@ class Store:
             self._random.setstate(snapshot.random_state)
 
 
-ObjectId = tuple[tuple[str, str], str, str]
 """An object's place: its resource's storage key, namespace and name."""
 
 

@@ -37,11 +37,18 @@ from fakeapi.errors import APIError, Cause, GroupResource
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
-__all__ = ["CustomResourceStrategy", "GenerationStrategy", "Strategy", "without"]
+__all__ = ["CustomResourceStrategy", "GenerationStrategy", "Strategy", "strategy_of", "without"]
 
 _NAMESPACES = GroupResource("", "namespaces")
+
+
+def strategy_of(rtype: ResourceType) -> Strategy:
+    """A resource type's strategy; every served type has one (:mod:`fakeapi._state.kinds` gives it)."""
+    strategy = rtype.strategy
+    assert isinstance(strategy, Strategy), f"{rtype.plural} has no strategy"
+    return strategy
 
 
 def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
@@ -72,7 +79,7 @@ class Strategy:
 
     # -- create -----------------------------------------------------------------------------------
 
-    def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+    def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         """Hook for the mutating admission plugins that act on a create, before the registry's rules."""
         return obj
 
@@ -82,11 +89,11 @@ class Strategy:
         obj = with_metadata(obj, generation=1 if self.has_generation or rtype.custom else None)
         return rtype.default(obj, creating=True)
 
-    def allocate(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    def allocate(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         """Hook for what a registry allocates on create (addresses, ports)."""
         return obj
 
-    def validate_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def validate_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         name = metadata_of(obj).get("name", "")
         self._check_namespace(store, rtype, obj)
         self._raise_type_meta(rtype, name, obj)
@@ -115,7 +122,7 @@ class Strategy:
             operation=operation,
         )
 
-    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
 
     # -- update -----------------------------------------------------------------------------------
@@ -157,7 +164,7 @@ class Strategy:
         return new
 
     def validate_update(
-        self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> None:
         name = metadata_of(old).get("name", "")
         self._raise_type_meta(rtype, name, new)
@@ -202,7 +209,7 @@ class Strategy:
             and not old_meta.get("deletionGracePeriodSeconds")
         )
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
 
     # -- delete -----------------------------------------------------------------------------------
@@ -219,7 +226,7 @@ class Strategy:
                 changes["generation"] = meta["generation"] + 1
         return with_metadata(obj, **changes)
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -255,7 +262,7 @@ class Strategy:
         if causes:
             raise APIError.invalid(rtype.group_kind, name, causes)
 
-    def _check_namespace(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def _check_namespace(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         if not rtype.namespaced:
             return
         namespace = metadata_of(obj).get("namespace", "")
@@ -295,7 +302,7 @@ class CustomResourceStrategy(Strategy):
     def allow_unconditional_update(self, rtype: ResourceType) -> bool:
         return False
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         controllers.finish_crd_cleanup(store, rtype)
 
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:

@@ -50,7 +50,7 @@ from fakeapi._state.validation.pods import validate_pod, validate_pod_update
 from fakeapi._state.validation.rules import KindRules
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["TYPES"]
 
@@ -78,7 +78,7 @@ _POD_SUBRESOURCES = (
 class ServiceStrategy(Strategy):
     """Services get a cluster IP and node ports allocated on create (``alloc.go``)."""
 
-    def allocate(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    def allocate(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         used_ips: set[str] = set()
         used_ports: set[int] = set()
         for service in store.bucket(rtype).values():
@@ -92,7 +92,7 @@ class NamespaceStrategy(Strategy):
     """Namespaces finalize through ``spec.finalizers``, which the namespace controller clears; a new
     one gets what kube-controller-manager puts into every namespace (:mod:`..namespace_content`)."""
 
-    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         namespace_content.populate_namespace(store, metadata_of(obj).get("name", ""))
 
     def graceful(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
@@ -116,7 +116,7 @@ class NamespaceStrategy(Strategy):
         marked = super().mark_for_deletion(rtype, obj, finalizers, now)
         return {**marked, "status": {**(marked.get("status") or {}), "phase": "Terminating"}}
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         if metadata_of(obj).get("deletionTimestamp") is not None:
             controllers.finalize_namespace(store, metadata_of(obj).get("name", ""))
 
@@ -125,7 +125,7 @@ class PodStrategy(Strategy):
     """A pod's create passes the ServiceAccount admission plugin (:mod:`..serviceaccount_admission`),
     after NamespaceLifecycle has found its namespace."""
 
-    def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+    def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         self._check_namespace(store, rtype, {**obj, "metadata": {**metadata_of(obj), "namespace": namespace}})
         return admit_pod(store, namespace, obj)
 
@@ -134,10 +134,10 @@ class NamespaceContentStrategy(Strategy):
     """ServiceAccounts and ConfigMaps: the ``default`` one and ``kube-root-ca.crt`` come back when
     deleted or changed, as kube-controller-manager keeps them (:mod:`..namespace_content`)."""
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         namespace_content.restore_namespace_content(store, rtype, obj)
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         namespace_content.restore_namespace_content(store, rtype, obj)
 
 
