@@ -1,7 +1,7 @@
 """Hostile values: re-run a scenario with the user-controlled strings and numbers of its objects
 spelled the way that breaks byte-wise comparisons, and report every field whose value flips the verdict.
 
-The story's claim passed for months, until a user typed ``>``. Here the baseline is the scenario
+A claim can pass for months, until a user types ``>``. Here the baseline is the scenario
 with every user-controlled value (spec and status leaves, annotation values) in a plain spelling;
 then one field at a time takes each hostile spelling: ``<`` ``>`` ``&`` (Go escapes them),
 non-ASCII (Python escapes it), U+2028 (Go escapes it), an emoji (Python writes a surrogate pair),

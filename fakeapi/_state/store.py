@@ -24,7 +24,7 @@ import contextvars
 import secrets
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ from fakeapi._state.signing_keys import SigningKey
 from fakeapi._state.storeview import Committed, Key, ObjectId
 from fakeapi._state.strategy import Strategy, strategy_of
 from fakeapi._state.typed.ordering import in_go_order
+from fakeapi._state.validation import field
 from fakeapi._state.watching import ADDED, DEFAULT_HISTORY_BYTES, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
@@ -491,14 +492,7 @@ class Store:
 
     def clear(self) -> None:
         """No objects, no CRDs, no history; the revision counter keeps counting."""
-        self.hub.close_all()
-        self.objects.clear()
-        self._owned = None
-        self.versions.clear()
-        self._encodings.clear()
-        self._order.clear()
-        self.registry.reset()
-        self.hub.compact(self.revision)
+        self._reset(objects={}, versions={}, crds={}, history=(), compacted_through=self.revision)
 
     # -- snapshots, for running the same start state many times -------------------------------
 
@@ -515,17 +509,35 @@ class Store:
         )
 
     def restore(self, snapshot: StoreSnapshot) -> None:
+        self.revision = snapshot.revision
+        self._reset(
+            objects={key: dict(bucket) for key, bucket in snapshot.objects.items()},
+            versions={key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()},
+            crds=snapshot.crds,
+            history=snapshot.history,
+            compacted_through=snapshot.compacted_through,
+        )
+        if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
+            self._random.setstate(snapshot.random_state)
+
+    def _reset(
+        self,
+        *,
+        objects: dict[tuple[str, str], dict[Key, dict[str, Any]]],
+        versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]],
+        crds: dict[str, list[ResourceType]],
+        history: Iterable[Change],
+        compacted_through: int,
+    ) -> None:
+        """Replace what is stored and remembered; every watch ends, every cache and index is dropped."""
         self.hub.close_all()
         self._encodings.clear()
         self._order.clear()
-        self.revision = snapshot.revision
-        self.objects = {key: dict(bucket) for key, bucket in snapshot.objects.items()}
         self._owned = None
-        self.versions = {key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()}
-        self.registry.restore(snapshot.crds)
-        self.hub.restore_history(snapshot.history, snapshot.compacted_through)
-        if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
-            self._random.setstate(snapshot.random_state)
+        self.objects = objects
+        self.versions = versions
+        self.registry.restore(crds)
+        self.hub.restore_history(history, compacted_through)
 
 
 """An object's place: its resource's storage key, namespace and name."""
@@ -539,7 +551,7 @@ def _owner_uids(obj: dict[str, Any] | None) -> list[str]:
 
 
 def _rv_required_cause() -> Cause:
-    return Cause("FieldValueInvalid", "Invalid value: 0: must be specified for an update", "metadata.resourceVersion")
+    return field.invalid("metadata.resourceVersion", 0, "must be specified for an update").cause()
 
 
 class _SeededRandom:
