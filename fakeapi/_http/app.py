@@ -20,6 +20,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict
 
 from aiohttp import HttpVersion11, web
 
@@ -51,6 +52,30 @@ class _AfterCommit:
 
 
 _AS_USUAL = _AfterCommit()
+
+
+class _Routing(TypedDict):
+    """What the journal entry and the gate's request both say of where a request goes."""
+
+    verb: str
+    group: str
+    version: str
+    resource: str
+    subresource: str
+    namespace: str
+    name: str
+
+
+def _routing(info: RequestInfo) -> _Routing:
+    return _Routing(
+        verb=info.verb,
+        group=info.group,
+        version=info.version,
+        resource=info.resource,
+        subresource=info.subresource,
+        namespace=info.namespace,
+        name=info.name,
+    )
 
 
 async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamResponse:
@@ -134,13 +159,7 @@ def _begin_entry(request: web.BaseRequest, state: ServerState, info: RequestInfo
         user_agent=request.headers.get("User-Agent", ""),
         content_type=request.headers.get("Content-Type", ""),
         body=b"",
-        verb=info.verb,
-        group=info.group,
-        version=info.version,
-        resource=info.resource,
-        subresource=info.subresource,
-        namespace=info.namespace,
-        name=info.name,
+        **_routing(info),
         user="" if user is None else user.name,
         groups=() if user is None else user.groups,
     )
@@ -160,13 +179,7 @@ async def _consult_gate(
             method=request.method,
             path=request.path,
             query=request.query_string,
-            verb=info.verb,
-            group=info.group,
-            version=info.version,
-            resource=info.resource,
-            subresource=info.subresource,
-            namespace=info.namespace,
-            name=info.name,
+            **_routing(info),
             sequence=entry.sequence,
         )
     )
