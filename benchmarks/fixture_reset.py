@@ -3,7 +3,8 @@
 The fixture restores the snapshot the session took of a new cluster before every test; what a new
 cluster holds (docs/bootstrap.md) is in that snapshot, so its size is what the reset pays for. The
 script starts a server in its own thread as the plugin does and takes that snapshot; as a floor
-measured in the same run, it also snapshots the cluster emptied of all but its namespaces. In
+measured in the same run, it also snapshots a cluster of its namespaces alone (a server without
+namespace controllers, never started, its two PriorityClasses deleted). In
 ``--rounds`` alternating rounds it restores each snapshot ``--warmup`` times unmeasured, then
 ``--restores`` times, and prints the medians of the CPU time of the process (both threads) and of
 the wall time per restore, with the number of objects each snapshot holds: the ratio says what
@@ -21,9 +22,15 @@ from _common import print_footer, print_header
 from fakeapi.server import FakeAPIServer, StoreSnapshot
 
 
-def _objects(server: FakeAPIServer) -> int:
-    store = server.state.store
-    return sum(len(store.bucket(rtype)) for rtype in store.registry.all_types())
+def _objects(snapshot: StoreSnapshot) -> int:
+    return sum(len(bucket) for bucket in snapshot.objects.values())
+
+
+def _namespaces_only() -> StoreSnapshot:
+    server = FakeAPIServer(namespace_controllers=False)
+    for name in ("system-node-critical", "system-cluster-critical"):
+        server.delete("scheduling.k8s.io/v1", "PriorityClass", name)
+    return server.snapshot()
 
 
 def _time_restores(server: FakeAPIServer, snapshot: StoreSnapshot, warmup: int, count: int) -> tuple[float, float]:
@@ -50,17 +57,9 @@ def main() -> None:
     try:
         server.reset()
         pristine = server.snapshot()
-        pristine_objects = _objects(server)
-        store = server.state.store
-        namespaces = store.registry.namespaces
-        store.namespace_controllers = False  # so that what is deleted stays deleted
-        for rtype in store.registry.all_types():
-            for obj in list(store.bucket(rtype).values()) if rtype is not namespaces else []:
-                meta = obj["metadata"]
-                store.delete(rtype, meta.get("namespace", ""), meta["name"])
-        floor = server.snapshot()
-        floor_objects = _objects(server)
-        store.namespace_controllers = True
+        pristine_objects = _objects(pristine)
+        floor = _namespaces_only()
+        floor_objects = _objects(floor)
         rounds: dict[str, list[tuple[float, float]]] = {"floor": [], "pristine": []}
         for _ in range(args.rounds):
             rounds["floor"].append(_time_restores(server, floor, args.warmup, args.restores))

@@ -2,7 +2,7 @@
 
 The public surface: :class:`FakeAPIServer` (start it, load objects, point clients at it), the
 request journal it keeps (:class:`Journal` of :class:`JournalEntry`), the resources it serves
-(:class:`ResourceType`, from ``FakeAPIServer.resource_type``), and the gate hook (:class:`GateRequest`,
+(:class:`ResourceType` and its :class:`Subresource` entries, from ``FakeAPIServer.resource_type``), and the gate hook (:class:`GateRequest`,
 :class:`GateDecision`, :class:`WatchValve`) an engine such as ``scenarios`` uses to hold and release
 requests and the events watchers see.
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         Permissions,
         ResourceType,
         StoreSnapshot,
+        Subresource,
         WatchValve,
     )
 
@@ -41,6 +42,7 @@ __all__ = [
     "Permissions",
     "ResourceType",
     "StoreSnapshot",
+    "Subresource",
     "WatchValve",
     "__version__",
 ]
@@ -55,6 +57,7 @@ _HOMES = {
     "Permissions": "fakeapi.server",
     "ResourceType": "fakeapi.server",
     "StoreSnapshot": "fakeapi.server",
+    "Subresource": "fakeapi.server",
     "WatchValve": "fakeapi.server",
 }
 

@@ -494,7 +494,7 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"fakeapi: cannot load {error}", file=sys.stderr)
         return 2
     if args.log_requests:
-        server.state.request_log = _print
+        server.set_request_log(_print)
     try:
         await server.start()
     except OSError as error:

@@ -18,6 +18,7 @@ __all__ = [
     "GENERIC_INVALID_MESSAGE",
     "APIError",
     "Cause",
+    "GroupResource",
     "status_body",
 ]
 

@@ -39,7 +39,7 @@ from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journa
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.permission_reports import granted_roles, render_report
-from fakeapi._state.resources import ResourceType
+from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.store import StoreSnapshot
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
 from fakeapi.errors import APIError
@@ -58,6 +58,7 @@ __all__ = [
     "Permissions",
     "ResourceType",
     "StoreSnapshot",
+    "Subresource",
     "WatchValve",
     "new_event_loop",
 ]
@@ -235,21 +236,21 @@ class FakeAPIServer:
         self.tls = tls
         # The cluster's CA exists whether or not it serves HTTPS: kube-root-ca.crt publishes it.
         self._certificates: ServingCertificates = generate_certificates(host)
-        self.state = ServerState(config, Clock(clock) if clock else None)
-        self.state.store.namespace_controllers = namespace_controllers
-        self.state.store.root_ca = self._certificates.ca_certificate.decode("ascii")
+        self._state = ServerState(config, Clock(clock) if clock else None)
+        self._state.store.namespace_controllers = namespace_controllers
+        self._state.store.root_ca = self._certificates.ca_certificate.decode("ascii")
         self._runner: web.ServerRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._serving_address: tuple[str, int] | None = None
-        bootstrap(self.state.store)
+        bootstrap(self._state.store)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     async def start(self) -> FakeAPIServer:
         """Serve in the running event loop."""
         self._loop = asyncio.get_running_loop()
-        self._runner = web.ServerRunner(build_server(self.state), shutdown_timeout=0.5)
+        self._runner = web.ServerRunner(build_server(self._state), shutdown_timeout=0.5)
         await self._runner.setup()
         context = self._certificates.server_context() if self.tls else None
         site = web.TCPSite(self._runner, self.host, self.port, backlog=1024, ssl_context=context)
@@ -259,14 +260,14 @@ class FakeAPIServer:
         address = self.host
         if sockets:
             address, self.port = sockets[0].getsockname()[:2]
-        self.state.server_address = f"{self.host}:{self.port}"
-        self.state.server_scheme = "https" if self.tls else "http"
+        self._state.server_address = f"{self.host}:{self.port}"
+        self._state.server_scheme = "https" if self.tls else "http"
         self._serving_address = (_LOOPBACK_FOR.get(address, address), self.port)
-        publish_kubernetes_service(self.state.store, *self._serving_address)
+        publish_kubernetes_service(self._state.store, *self._serving_address)
         return self
 
     async def stop(self) -> None:
-        self.state.store.hub.close_all()
+        self._state.store.hub.close_all()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -347,7 +348,7 @@ class FakeAPIServer:
 
     @property
     def token_auth(self) -> bool:
-        return self.state.authentication.token_auth
+        return self._state.authentication.token_auth
 
     def token_for(
         self,
@@ -366,17 +367,17 @@ class FakeAPIServer:
         ServiceAccount's user and groups, as its own token would give them).
         """
         identity = _identity(user, groups, service_account)
-        return self._call(lambda: self.state.authentication.token_for(name, identity))
+        return self._call(lambda: self._state.authentication.token_for(name, identity))
 
     @property
     def authorization(self) -> str:
         """``AlwaysAllow`` or ``RBAC``."""
-        return self.state.authorization.mode
+        return self._state.authorization.mode
 
     @property
     def configured_authorization(self) -> str:
         """The authorization mode the server was made with (what :meth:`set_authorization` returns to)."""
-        return self.state.config.authorization
+        return self._state.config.authorization
 
     def set_authorization(self, mode: str) -> None:
         """Switch the authorization mode of a running server (the pytest fixture does it per test).
@@ -387,8 +388,8 @@ class FakeAPIServer:
         mode = _authorization_mode(mode)
 
         def switch() -> None:
-            self.state.authorization.mode = mode
-            self.state.authentication.token_auth = self.state.config.token_auth or mode == "RBAC"
+            self._state.authorization.mode = mode
+            self._state.authentication.token_auth = self._state.config.token_auth or mode == "RBAC"
 
         self._call(switch)
 
@@ -416,7 +417,7 @@ class FakeAPIServer:
     ) -> Permissions:
         if sum(value is not None for value in (actor, user, service_account)) != 1:
             raise ValueError("name the identity by one of actor, user or service_account")
-        entries = list(self.state.journal)
+        entries = list(self._state.journal)
         if service_account is not None:
             namespace, _, name = service_account.partition("/")
             user = service_account_username(namespace, name)
@@ -424,9 +425,9 @@ class FakeAPIServer:
             user = next((entry.user for entry in entries if entry.actor == actor and entry.user), actor)
         assert user is not None
         groups = next((entry.groups for entry in entries if entry.user == user), ())
-        source = self.state.authorization.source
+        source = self._state.authorization.source
         if granted is None:
-            bindings = self.state.store.bucket(self.resource_type("rbac.authorization.k8s.io/v1", "RoleBinding"))
+            bindings = self._state.store.bucket(self.resource_type("rbac.authorization.k8s.io/v1", "RoleBinding"))
             namespaces = sorted({namespace for namespace, _ in bindings})
             granted = granted_roles(source, UserInfo(user, groups), namespaces)
         report = permissions_report(journal_observations(entries, user), list(granted))
@@ -434,32 +435,37 @@ class FakeAPIServer:
 
     @property
     def journal(self) -> Journal:
-        return self.state.journal
+        return self._state.journal
 
     @property
     def errors(self) -> list[str]:
         """Server-side failures (bugs in fakeapi) since the last reset."""
-        return self.state.errors
+        return self._state.errors
 
     @property
     def revision(self) -> int:
-        return self.state.store.revision
+        return self._state.store.revision
+
+    def set_request_log(self, log: Callable[[str], None] | None) -> None:
+        """Call ``log`` with one line for every request answered (method, path, status, the time it
+        took, and what a JSON patch's ``test`` diagnosed), or stop when ``log`` is None."""
+        self._state.request_log = log
 
     def set_gate(self, gate: Gate | None) -> None:
         """Hold every resource request at ``gate`` (see :class:`GateRequest`, :class:`GateDecision`)."""
-        self.state.gate = gate
+        self._state.gate = gate
 
     def snapshot(self) -> StoreSnapshot:
         """The current state (objects, CRDs, revision, seeded name generator), to :meth:`restore` later."""
-        return self._call(self.state.store.snapshot)
+        return self._call(self._state.store.snapshot)
 
     def restore(self, snapshot: StoreSnapshot) -> None:
         """Go back to a snapshot: objects and revision as they were, watches closed, journal emptied."""
 
         def restore_now() -> None:
-            self.state.store.restore(snapshot)
-            self.state.journal.clear()
-            self.state.errors.clear()
+            self._state.store.restore(snapshot)
+            self._state.journal.clear()
+            self._state.errors.clear()
 
         self._call(restore_now)
 
@@ -469,31 +475,31 @@ class FakeAPIServer:
         continuing from an older page gets 410 Expired."""
 
         def compact_now() -> None:
-            self.state.store.hub.compact(self.state.store.revision)
+            self._state.store.hub.compact(self._state.store.revision)
 
         self._call(compact_now)
 
     def close_watches(self) -> None:
         """End every open watch stream, as a dropped connection would."""
-        self._call(self.state.store.hub.close_all)
+        self._call(self._state.store.hub.close_all)
 
     def reset(self) -> None:
         """Back to a new cluster: no CRDs, an empty journal, only what a control plane writes at boot."""
 
         def reset_now() -> None:
-            self.state.store.clear()
-            self.state.journal.clear()
-            self.state.errors.clear()
-            self.state.gate = None
-            bootstrap(self.state.store)
+            self._state.store.clear()
+            self._state.journal.clear()
+            self._state.errors.clear()
+            self._state.gate = None
+            bootstrap(self._state.store)
             if self._serving_address is not None:
-                publish_kubernetes_service(self.state.store, *self._serving_address)
+                publish_kubernetes_service(self._state.store, *self._serving_address)
 
         self._call(reset_now)
 
     def resource_type(self, api_version: str, kind: str) -> ResourceType:
         group, _, version = api_version.rpartition("/")
-        for rtype in self.state.store.registry.all_types():
+        for rtype in self._state.store.registry.all_types():
             if rtype.group == group and rtype.version == version and rtype.kind == kind:
                 return rtype
         raise LookupError(f"no resource of kind {kind} in {api_version}: create its CRD first")
@@ -513,7 +519,7 @@ class FakeAPIServer:
                 if rtype.namespaced:
                     document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
                 document = _decoded(rtype, document)
-                created.append(self.state.store.create(rtype, namespace, document, manager=manager).object)
+                created.append(self._state.store.create(rtype, namespace, document, manager=manager).object)
             return created
 
         return self._call(load_now)
@@ -532,22 +538,29 @@ class FakeAPIServer:
                 if rtype.namespaced:
                     document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
                 document = _decoded(rtype, document)
-                if self.state.store.find(rtype, namespace, name) is None:
-                    results.append(self.state.store.create(rtype, namespace, document, manager="fakeapi").object)
+                if self._state.store.find(rtype, namespace, name) is None:
+                    results.append(self._state.store.create(rtype, namespace, document, manager="fakeapi").object)
                     continue
 
                 def replace(current: dict[str, Any], document: dict[str, Any] = document) -> dict[str, Any]:
                     meta = {**metadata_of(document), "resourceVersion": metadata_of(current).get("resourceVersion")}
                     return {**document, "metadata": meta}
 
-                results.append(self.state.store.update(rtype, namespace, name, replace, manager="fakeapi").object)
+                results.append(self._state.store.update(rtype, namespace, name, replace, manager="fakeapi").object)
             return results
 
         return self._call(apply_now)
 
     def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
         rtype = self.resource_type(api_version, kind)
-        return self._call(lambda: self.state.store.get(rtype, namespace if rtype.namespaced else "", name))
+        return self._call(lambda: self._state.store.get(rtype, namespace if rtype.namespaced else "", name))
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        """Delete an object as a DELETE without options does: at once, or marked for deletion while
+        finalizers remain (the object is returned as it is then); a missing one raises the 404
+        :class:`~fakeapi.errors.APIError`."""
+        rtype = self.resource_type(api_version, kind)
+        return self._call(lambda: self._state.store.delete(rtype, namespace if rtype.namespaced else "", name).object)
 
     def find(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
         try:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from scenarios._dependencies import engine_dependencies_missing
 
 if TYPE_CHECKING:
-    from scenarios._actors import ActorCrashed, SetupContext, TickContext
+    from scenarios._actors import Actor, ActorCrashed, SetupContext, TickContext
     from scenarios._checks import (
         at_least_once,
         at_most_once,
@@ -37,8 +37,9 @@ if TYPE_CHECKING:
     )
     from scenarios._exploring import Exploration, Settings
     from scenarios._faults import FAULTS
-    from scenarios._model import Actor, Check, Effect, RunRecord, Scenario, Step, Violation
-    from scenarios._probing import HostileReport
+    from scenarios._hostile import Mutation, ProbedField
+    from scenarios._model import ActorError, Check, Choice, Effect, Flag, Option, RunRecord, Scenario, Step, Violation
+    from scenarios._probing import Finding, HostileReport
     from scenarios._running import explore, probe, scenario
     from scenarios._schedules import Shard
     from scenarios.builtin import BUILTINS, builtin_scenario
@@ -48,12 +49,19 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "BUILTINS": "scenarios.builtin",
     "FAULTS": "scenarios._faults",
-    "Actor": "scenarios._model",
+    "Actor": "scenarios._actors",
     "ActorCrashed": "scenarios._actors",
+    "ActorError": "scenarios._model",
     "Check": "scenarios._model",
+    "Choice": "scenarios._model",
     "Effect": "scenarios._model",
     "Exploration": "scenarios._exploring",
+    "Finding": "scenarios._probing",
+    "Flag": "scenarios._model",
     "HostileReport": "scenarios._probing",
+    "Mutation": "scenarios._hostile",
+    "Option": "scenarios._model",
+    "ProbedField": "scenarios._hostile",
     "RunRecord": "scenarios._model",
     "Scenario": "scenarios._model",
     "SetupContext": "scenarios._actors",
@@ -79,10 +87,17 @@ __all__ = [
     "FAULTS",
     "Actor",
     "ActorCrashed",
+    "ActorError",
     "Check",
+    "Choice",
     "Effect",
     "Exploration",
+    "Finding",
+    "Flag",
     "HostileReport",
+    "Mutation",
+    "Option",
+    "ProbedField",
     "RunRecord",
     "Scenario",
     "Settings",

@@ -1,4 +1,5 @@
-"""Actors at run time: the context a tick gets, the clients it may use, and the loop of its ticks.
+"""Actors: who races (:class:`Actor`), and at run time the context a tick gets, the clients it may
+use, and the loop of its ticks.
 
 Each actor has its own kubeconfig whose bearer token names the actor (its name itself, or a token
 the server issued for it and for the ServiceAccount it acts as), so the server knows whose request
@@ -20,28 +21,48 @@ import re
 import ssl
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
-from scenarios._model import Actor
-
 __all__ = [
+    "Actor",
     "ActorClients",
     "ActorCrashed",
     "ActorRuntime",
     "ActorThreads",
     "KubeconfigPointer",
     "SetupContext",
+    "SetupHook",
+    "Tick",
     "TickContext",
     "describe_error",
 ]
 
 _CLIENT_MODULES = ("kubernetes_asyncio.config.kube_config", "kubernetes.config.kube_config")
 _DEFAULT_LOCATION = "KUBE_CONFIG_DEFAULT_LOCATION"
+
+Tick = Callable[["TickContext"], Awaitable[None] | None]
+SetupHook = Callable[["SetupContext"], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Actor:
+    """One racer: it runs ``tick`` up to ``ticks`` times in a row, and survives up to ``restarts`` crashes.
+
+    ``service_account`` (``namespace/name``) is who its requests authenticate as, which matters when
+    the scenario authorizes with RBAC; by default a user named after the actor.
+    """
+
+    name: str
+    tick: Tick
+    ticks: int = 1
+    restarts: int = 1
+    writer: bool = False
+    service_account: str = ""
 
 
 class KubeconfigPointer:

@@ -26,6 +26,7 @@ from scenarios._checks import default_checks, judge
 from scenarios._engine import Engine
 from scenarios._flags import flags_for
 from scenarios._model import Check, Flag, RunRecord, Scenario
+from scenarios._report import plural, render_flags, render_run
 from scenarios._schedules import DepthFirst, RandomChooser, Replay, Shard, decode_schedule
 from scenarios._shrinking import cost, shrink
 
@@ -109,9 +110,7 @@ class Exploration:
     @property
     def scope(self) -> str:
         """What was explored, in words a reviewer can check."""
-        from scenarios._report import describe_scope
-
-        return describe_scope(self)
+        return _describe_scope(self)
 
     @property
     def schedule_id(self) -> str | None:
@@ -125,14 +124,10 @@ class Exploration:
 
     def report(self) -> str:
         """What was explored, then the counterexample's report (or the fragile preconditions seen)."""
-        from scenarios._report import render_exploration
-
-        return render_exploration(self)
+        return _render_exploration(self)
 
     def run_report(self) -> str:
         """The counterexample's report alone: the same bytes whenever its schedule is replayed."""
-        from scenarios._report import render_run
-
         if self.counterexample is None:
             raise ValueError("no schedule violated the claim: there is no counterexample")
         return render_run(self.scenario, self.counterexample, self.replay_lines(), self.mutation)
@@ -308,3 +303,120 @@ def run_in_own_loop(coroutine_factory: Callable[[], Any]) -> Any:
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+def _render_exploration(exploration: Exploration) -> str:
+    """The header (what was explored), then the counterexample's report or the fragility notes."""
+    return (
+        _header(exploration)
+        + "\n\n"
+        + (
+            exploration.run_report()
+            if exploration.counterexample is not None
+            else render_flags(
+                exploration.flags, "Fragile preconditions seen (no schedule broke the claim, but one may tomorrow)"
+            )
+        )
+    )
+
+
+def _how(exploration: Exploration) -> str:
+    settings = exploration.settings
+    if exploration.mode == "exhaustive":
+        how = f"exhaustively (reduction: {settings.reduction}"
+        how += f", {exploration.pruned} runs cut short as equivalent)" if settings.reduction != "off" else ")"
+    elif exploration.mode == "random":
+        how = f"at random (seed {settings.seed})"
+    elif exploration.mode == "live":
+        how = "against a real cluster (no gates: uncontrolled timing; journal checks and faults do not apply)"
+    else:
+        how = f"by replaying {settings.replay}"
+    if settings.shard.count > 1 and exploration.mode != "replay":
+        how += f", shard {settings.shard.index + 1} of {settings.shard.count}"
+    return how
+
+
+def _header(exploration: Exploration) -> str:
+    scenario = exploration.scenario
+    schedules = "schedule" if exploration.runs == 1 else "schedules"
+    title = scenario.title + (f" [{exploration.mutation}]" if exploration.mutation else "")
+    how = _how(exploration)
+    scope = "Scope: " + _describe_scope(exploration)
+    if exploration.holds:
+        return f"{title}: HOLDS in every one of {exploration.runs} {schedules} explored {how}\n{scope}"
+    if exploration.counterexample is None:
+        return "\n".join(
+            [
+                f"{title}: UNKNOWN, no violation in {exploration.runs} {schedules} explored {how}, "
+                "but that proves nothing here:",
+                *(f"- {reason}" for reason in exploration.verdict.removeprefix("unknown: ").split("; ")),
+                scope,
+            ]
+        )
+    lines = [
+        f"{title}: VIOLATED ({exploration.verdict.removeprefix('violated: ')}), {exploration.runs} {schedules} explored {how}"
+    ]
+    if exploration.settings.keep_going:
+        lines.append(f"{exploration.violating} of {exploration.runs} schedules violate it")
+    if exploration.minimizing_runs:
+        lines.append(
+            f"then {plural(exploration.minimizing_runs, 'more schedule')} searched for a counterexample with "
+            "fewer faults"
+        )
+    if exploration.fewest_faults_proven:
+        faults = sum(1 for choice in exploration.counterexample.choices if choice.fault is not None)
+        lines.append(
+            f"no schedule violates it with fewer than {faults} fault{'' if faults == 1 else 's'}"
+            if faults
+            else "it needs no fault at all"
+        )
+    if exploration.found_as and exploration.found_as != exploration.schedule_id:
+        lines.append(
+            f"found as schedule {exploration.found_as}, shrunk to {exploration.schedule_id} "
+            f"in {exploration.shrink_replays} replays"
+        )
+    lines.append(scope)
+    return "\n".join(lines)
+
+
+def _describe_scope(exploration: Exploration) -> str:
+    """Actors and ticks, faults and their budget, how the space was searched, and whether completely."""
+    scenario, settings = exploration.scenario, exploration.settings
+    actors = ", ".join(
+        f"{actor.name} ({'writer, ' if actor.writer else ''}{plural(actor.ticks, 'tick')}"
+        + (f", {plural(actor.restarts, 'restart')}" if "crash" in scenario.faults else "")
+        + ")"
+        for actor in scenario.actors
+    )
+    if scenario.faults:
+        named = [
+            "crash (before a request leaves, after a write ran, at the end of a tick)" if name == "crash" else name
+            for name in scenario.faults
+        ]
+        faults = f"faults {', '.join(named)}, at most {scenario.max_faults} per schedule"
+    else:
+        faults = "no faults"
+    if exploration.mode == "exhaustive":
+        space = (
+            f"every schedule up to reordering of independent steps ({settings.reduction})"
+            if settings.reduction != "off"
+            else "every interleaving"
+        )
+        searched = f"exhaustive over {space}: {exploration.runs} judged, {exploration.pruned} cut short as equivalent"
+        if exploration.minimizing_runs:
+            searched += f", {exploration.minimizing_runs} more judged for fewer faults"
+    elif exploration.mode == "random":
+        searched = f"sampled: {exploration.runs} schedules at random with seed {settings.seed}, not every schedule"
+    elif exploration.mode == "live":
+        searched = f"live: {exploration.runs} runs against a real cluster, timing not controlled"
+    else:
+        searched = f"one schedule, replayed ({settings.replay})"
+    if settings.shard.count > 1 and exploration.mode != "replay":
+        searched += f", shard {settings.shard.index + 1} of {settings.shard.count} only"
+    if not exploration.complete:
+        end = f"cut short at the budget of {settings.max_runs} runs"
+    elif exploration.counterexample is not None and not settings.keep_going:
+        end = "stopped once the counterexample was certain"
+    else:
+        end = "complete"
+    return f"actors {actors}; {faults}; {searched}; {end}."

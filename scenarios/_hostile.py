@@ -1,7 +1,7 @@
 """Hostile values: re-run a scenario with the user-controlled strings and numbers of its objects
 spelled the way that breaks byte-wise comparisons, and report every field whose value flips the verdict.
 
-The story's claim passed for months, until a user typed ``>``. Here the baseline is the scenario
+A claim can pass for months, until a user types ``>``. Here the baseline is the scenario
 with every user-controlled value (spec and status leaves, annotation values) in a plain spelling;
 then one field at a time takes each hostile spelling: ``<`` ``>`` ``&`` (Go escapes them),
 non-ASCII (Python escapes it), U+2028 (Go escapes it), an emoji (Python writes a surrogate pair),
@@ -23,8 +23,8 @@ from scenarios._flags import spelling_sensitive
 __all__ = [
     "NUMBER_SPELLINGS",
     "STRING_SPELLINGS",
-    "Field",
     "Mutation",
+    "ProbedField",
     "mutable_fields",
     "mutate",
     "parse_mutation",
@@ -46,7 +46,7 @@ Derive = Callable[[dict[str, Any]], dict[str, Any]] | None
 
 
 @dataclass(frozen=True)
-class Field:
+class ProbedField:
     """A user-controlled leaf: the object's name and a JSON pointer inside it."""
 
     name: str
@@ -58,7 +58,7 @@ class Field:
 
 @dataclass(frozen=True)
 class Mutation:
-    field: Field
+    field: ProbedField
     spelling: str
 
     @property
@@ -76,7 +76,7 @@ def parse_mutation(text: str) -> Mutation:
     if not slash or spelling not in {**STRING_SPELLINGS, **NUMBER_SPELLINGS}:
         known = ", ".join([*STRING_SPELLINGS, *NUMBER_SPELLINGS])
         raise ValueError(f"a mutation is OBJECT/POINTER=SPELLING with a spelling among {known}: {text!r}")
-    return Mutation(Field(name, "/" + pointer), spelling)
+    return Mutation(ProbedField(name, "/" + pointer), spelling)
 
 
 def _escape(token: str) -> str:
@@ -108,9 +108,9 @@ def _user_objects(objects: list[dict[str, Any]]) -> Iterator[tuple[int, dict[str
             yield index, obj
 
 
-def mutable_fields(objects: list[dict[str, Any]]) -> list[tuple[Field, Any]]:
+def mutable_fields(objects: list[dict[str, Any]]) -> list[tuple[ProbedField, Any]]:
     return [
-        (Field(obj["metadata"]["name"], pointer), value)
+        (ProbedField(obj["metadata"]["name"], pointer), value)
         for _, obj in _user_objects(objects)
         for pointer, value in _user_leaves(obj)
     ]

@@ -13,16 +13,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from scenarios._actors import Actor, SetupHook
 from scenarios._ids import encode_schedule
 
 if TYPE_CHECKING:
     from fakeapi import JournalEntry
-    from scenarios._actors import SetupContext, TickContext
 
 __all__ = [
     "TICK_END",
     "WATCH_EVENT",
-    "Actor",
     "ActorError",
     "Check",
     "Choice",
@@ -36,27 +35,9 @@ __all__ = [
     "Violation",
 ]
 
-Tick = Callable[["TickContext"], Awaitable[None] | None]
-SetupHook = Callable[["SetupContext"], Awaitable[None]]
 RunHook = Callable[[], Awaitable[None] | None]
 ObjectKey = tuple[str, str, str, str]
 """``(group, resource, namespace, name)``, as the apiserver routes a request."""
-
-
-@dataclass(frozen=True)
-class Actor:
-    """One racer: it runs ``tick`` up to ``ticks`` times in a row, and survives up to ``restarts`` crashes.
-
-    ``service_account`` (``namespace/name``) is who its requests authenticate as, which matters when
-    the scenario authorizes with RBAC; by default a user named after the actor.
-    """
-
-    name: str
-    tick: Tick
-    ticks: int = 1
-    restarts: int = 1
-    writer: bool = False
-    service_account: str = ""
 
 
 @dataclass(frozen=True)

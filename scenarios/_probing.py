@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from fakeapi import APIError
 from scenarios._engine import Engine
 from scenarios._exploring import Exploration, Settings, explore_async
-from scenarios._hostile import Field, Mutation, mutable_fields, mutate, plain_objects, spellings_for
+from scenarios._hostile import Mutation, ProbedField, mutable_fields, mutate, plain_objects, spellings_for
 from scenarios._model import Scenario
 
 __all__ = ["Finding", "HostileReport", "probe_async"]
@@ -41,7 +41,7 @@ class HostileReport:
     scenario: Scenario
     baseline: Exploration
     findings: list[Finding] = field(default_factory=list)
-    robust: list[Field] = field(default_factory=list)
+    robust: list[ProbedField] = field(default_factory=list)
     unknown: list[Finding] = field(default_factory=list)
     mutations: int = 0
 

@@ -3,22 +3,19 @@ why each JSON patch ``test`` failed (with the server's spelling diagnosis), and 
 
 Everything in a run's report comes from the run itself (no times, ports or paths), so replaying its
 schedule id prints the same bytes. The exploration header (how many schedules, pruned, shrunk) is
-rendered separately because a replay explores one schedule.
+rendered with the exploration (:mod:`scenarios._exploring`) because a replay explores one schedule.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scenarios._faults import FAULTS
 from scenarios._model import TICK_END, WATCH_EVENT, RunRecord, Scenario, Step
 
-if TYPE_CHECKING:
-    from scenarios._exploring import Exploration
-
-__all__ = ["describe_scope", "render_exploration", "render_run"]
+__all__ = ["plural", "render_flags", "render_run"]
 
 _BODY_LIMIT = 1500
 _MERMAID_SAFE = re.compile(r"[^A-Za-z0-9 ./_()=+-]")
@@ -32,125 +29,8 @@ def _mermaid_text(text: str) -> str:
     return _MERMAID_SAFE.sub(lambda match: f"#{ord(match.group())};", text)
 
 
-def render_exploration(exploration: Exploration) -> str:
-    """The header (what was explored), then the counterexample's report or the fragility notes."""
-    return (
-        _header(exploration)
-        + "\n\n"
-        + (
-            exploration.run_report()
-            if exploration.counterexample is not None
-            else _flags_section(
-                exploration.flags, "Fragile preconditions seen (no schedule broke the claim, but one may tomorrow)"
-            )
-        )
-    )
-
-
-def _how(exploration: Exploration) -> str:
-    settings = exploration.settings
-    if exploration.mode == "exhaustive":
-        how = f"exhaustively (reduction: {settings.reduction}"
-        how += f", {exploration.pruned} runs cut short as equivalent)" if settings.reduction != "off" else ")"
-    elif exploration.mode == "random":
-        how = f"at random (seed {settings.seed})"
-    elif exploration.mode == "live":
-        how = "against a real cluster (no gates: uncontrolled timing; journal checks and faults do not apply)"
-    else:
-        how = f"by replaying {settings.replay}"
-    if settings.shard.count > 1 and exploration.mode != "replay":
-        how += f", shard {settings.shard.index + 1} of {settings.shard.count}"
-    return how
-
-
-def _header(exploration: Exploration) -> str:
-    scenario = exploration.scenario
-    plural = "schedule" if exploration.runs == 1 else "schedules"
-    title = scenario.title + (f" [{exploration.mutation}]" if exploration.mutation else "")
-    how = _how(exploration)
-    scope = "Scope: " + describe_scope(exploration)
-    if exploration.holds:
-        return f"{title}: HOLDS in every one of {exploration.runs} {plural} explored {how}\n{scope}"
-    if exploration.counterexample is None:
-        return "\n".join(
-            [
-                f"{title}: UNKNOWN, no violation in {exploration.runs} {plural} explored {how}, "
-                "but that proves nothing here:",
-                *(f"- {reason}" for reason in exploration.verdict.removeprefix("unknown: ").split("; ")),
-                scope,
-            ]
-        )
-    lines = [
-        f"{title}: VIOLATED ({exploration.verdict.removeprefix('violated: ')}), {exploration.runs} {plural} explored {how}"
-    ]
-    if exploration.settings.keep_going:
-        lines.append(f"{exploration.violating} of {exploration.runs} schedules violate it")
-    if exploration.minimizing_runs:
-        lines.append(
-            f"then {_plural(exploration.minimizing_runs, 'more schedule')} searched for a counterexample with "
-            "fewer faults"
-        )
-    if exploration.fewest_faults_proven:
-        faults = sum(1 for choice in exploration.counterexample.choices if choice.fault is not None)
-        lines.append(
-            f"no schedule violates it with fewer than {faults} fault{'' if faults == 1 else 's'}"
-            if faults
-            else "it needs no fault at all"
-        )
-    if exploration.found_as and exploration.found_as != exploration.schedule_id:
-        lines.append(
-            f"found as schedule {exploration.found_as}, shrunk to {exploration.schedule_id} "
-            f"in {exploration.shrink_replays} replays"
-        )
-    lines.append(scope)
-    return "\n".join(lines)
-
-
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def describe_scope(exploration: Exploration) -> str:
-    """Actors and ticks, faults and their budget, how the space was searched, and whether completely."""
-    scenario, settings = exploration.scenario, exploration.settings
-    actors = ", ".join(
-        f"{actor.name} ({'writer, ' if actor.writer else ''}{_plural(actor.ticks, 'tick')}"
-        + (f", {_plural(actor.restarts, 'restart')}" if "crash" in scenario.faults else "")
-        + ")"
-        for actor in scenario.actors
-    )
-    if scenario.faults:
-        named = [
-            "crash (before a request leaves, after a write ran, at the end of a tick)" if name == "crash" else name
-            for name in scenario.faults
-        ]
-        faults = f"faults {', '.join(named)}, at most {scenario.max_faults} per schedule"
-    else:
-        faults = "no faults"
-    if exploration.mode == "exhaustive":
-        space = (
-            f"every schedule up to reordering of independent steps ({settings.reduction})"
-            if settings.reduction != "off"
-            else "every interleaving"
-        )
-        searched = f"exhaustive over {space}: {exploration.runs} judged, {exploration.pruned} cut short as equivalent"
-        if exploration.minimizing_runs:
-            searched += f", {exploration.minimizing_runs} more judged for fewer faults"
-    elif exploration.mode == "random":
-        searched = f"sampled: {exploration.runs} schedules at random with seed {settings.seed}, not every schedule"
-    elif exploration.mode == "live":
-        searched = f"live: {exploration.runs} runs against a real cluster, timing not controlled"
-    else:
-        searched = f"one schedule, replayed ({settings.replay})"
-    if settings.shard.count > 1 and exploration.mode != "replay":
-        searched += f", shard {settings.shard.index + 1} of {settings.shard.count} only"
-    if not exploration.complete:
-        end = f"cut short at the budget of {settings.max_runs} runs"
-    elif exploration.counterexample is not None and not settings.keep_going:
-        end = "stopped once the counterexample was certain"
-    else:
-        end = "complete"
-    return f"actors {actors}; {faults}; {searched}; {end}."
 
 
 def render_run(scenario: Scenario, run: RunRecord, replay_lines: list[str], mutation: str | None = None) -> str:
@@ -185,7 +65,7 @@ def render_run(scenario: Scenario, run: RunRecord, replay_lines: list[str], muta
         "## Why test ops failed",
         *(_why_tests_failed(run) or ["(no JSON patch test failed)"]),
         "",
-        _flags_section(run.flags, "Fragile preconditions"),
+        render_flags(run.flags, "Fragile preconditions"),
         "",
         "## Actor errors",
         *(
@@ -227,7 +107,7 @@ def _render_live(scenario: Scenario, run: RunRecord, kinds: str, data: str) -> s
     )
 
 
-def _flags_section(flags: list[Any], title: str) -> str:
+def render_flags(flags: list[Any], title: str) -> str:
     grouped: dict[tuple[str, str, bool], list[Any]] = {}
     for flag in flags:
         grouped.setdefault((flag.path, flag.reason, flag.passed), []).append(flag)
@@ -304,7 +184,7 @@ def _events(run: RunRecord, number: int) -> list[str]:
             f"sent again after step {step.resend_of}'s connection was cut (client libraries resend by themselves)"
         )
     if step.resends_cut:
-        events.append(f"the client library resent it {_plural(step.resends_cut, 'time')}; the timeout cut each")
+        events.append(f"the client library resent it {plural(step.resends_cut, 'time')}; the timeout cut each")
     events += [f"effect {effect.name}({effect.key})" for effect in run.effects if effect.step == number]
     events += [f"{error.actor}: {error.text}" for error in run.errors if error.step == number]
     return events

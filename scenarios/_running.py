@@ -10,8 +10,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from scenarios._actors import Actor, SetupHook, Tick
 from scenarios._exploring import Exploration, Progress, Settings, explore_async, run_in_own_loop
-from scenarios._model import Actor, Check, RunHook, Scenario, SetupHook, Tick
+from scenarios._model import Check, RunHook, Scenario
 from scenarios._probing import HostileReport, probe_async
 from scenarios._schedules import Shard
 

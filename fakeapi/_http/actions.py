@@ -42,6 +42,7 @@ from fakeapi._state.pod_subresources import (
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.reviews import ReviewContext, ReviewStrategy
 from fakeapi._state.service_proxy import service_location
+from fakeapi._state.strategy import strategy_of
 from fakeapi._state.token_requests import request_token
 from fakeapi.errors import APIError
 
@@ -84,7 +85,7 @@ async def handle_review(
 ) -> web.Response:
     answer_for(request)
     review, warnings = await _decoded(request, rtype)
-    strategy = rtype.rules
+    strategy = strategy_of(rtype)
     assert isinstance(strategy, ReviewStrategy)
     if rtype.namespaced:
         body_namespace = metadata_of(review).get("namespace") or ""

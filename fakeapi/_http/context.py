@@ -90,7 +90,7 @@ class WatchValve:
             raise RuntimeError("no event is waiting in this valve")
         self._watcher.allow(1)
 
-    def attach(self, watcher: Watcher) -> None:
+    def _attach(self, watcher: Watcher) -> None:
         """Meter ``watcher`` from now on (called by the watch handler once its start is sent)."""
         self._watcher = watcher
         watcher.allowance = len(watcher.events)

@@ -16,7 +16,7 @@ from typing import Any
 from fakeapi._http.requestinfo import query_flag
 from fakeapi._patching.gostrconv import parse_uint, quote
 from fakeapi._state.managedfields import MAX_MANAGER_LENGTH, manager_from_user_agent
-from fakeapi._state.validation.field import go_value
+from fakeapi._state.validation import field as field_errors
 from fakeapi.errors import APIError, Cause, GroupResource
 
 __all__ = [
@@ -36,10 +36,8 @@ def _options_invalid(kind: str, causes: list[Cause]) -> APIError:
 
 
 def _unsupported(field_name: str, value: Any, supported: tuple[str, ...]) -> Cause:
-    allowed = ", ".join(go_value(item) for item in supported)
-    return Cause(
-        "FieldValueNotSupported", f"Unsupported value: {go_value(value)}: supported values: {allowed}", field_name
-    )
+    # A list of values (dryRun) prints as the []string it is decoded into.
+    return field_errors.not_supported(field_name, field_errors.GoText(field_errors.go_value(value)), supported).cause()
 
 
 @dataclass(frozen=True)
@@ -56,19 +54,11 @@ def parse_write_options(kind: str, query: Any, user_agent: str) -> WriteOptions:
     manager = query.get("fieldManager")
     if manager is not None:
         if len(manager.encode()) > MAX_MANAGER_LENGTH:
-            causes.append(
-                Cause("FieldValueTooLong", f"Too long: may not be more than {MAX_MANAGER_LENGTH} bytes", "fieldManager")
-            )
+            causes.append(field_errors.too_long("fieldManager", MAX_MANAGER_LENGTH).cause())
         for position, ch in enumerate(manager):
             if not ch.isprintable():
-                causes.append(
-                    Cause(
-                        "FieldValueInvalid",
-                        f"Invalid value: {go_value(manager)}: invalid character U+{ord(ch):04X} "
-                        f"{_go_rune(ch)} (at position {position})",
-                        "fieldManager",
-                    )
-                )
+                detail = f"invalid character U+{ord(ch):04X} {_go_rune(ch)} (at position {position})"
+                causes.append(field_errors.invalid("fieldManager", manager, detail).cause())
                 break
     dry_run_values = query.getall("dryRun", [])
     if any(value != "All" for value in dry_run_values):
@@ -135,50 +125,41 @@ def parse_list_options(query: Mapping[str, str], *, watch: bool) -> ListOptions:
     if options.send_initial_events is not None:
         if not watch:
             causes.append(
-                Cause("FieldValueForbidden", "Forbidden: sendInitialEvents is forbidden for list", "sendInitialEvents")
+                field_errors.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list").cause()
             )
         elif match != "NotOlderThan":
             causes.append(
-                Cause(
-                    "FieldValueForbidden",
-                    "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                    "sendInitialEvents",
-                )
+                field_errors.forbidden(
+                    "sendInitialEvents", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
+                ).cause()
             )
     if match:
         if watch and options.send_initial_events is None:
             causes.append(
-                Cause(
-                    "FieldValueForbidden",
-                    "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                field_errors.forbidden(
                     "resourceVersionMatch",
-                )
+                    "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                ).cause()
             )
         elif not watch and not options.resource_version:
             causes.append(
-                Cause(
-                    "FieldValueForbidden",
-                    "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-                    "resourceVersionMatch",
-                )
+                field_errors.forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"
+                ).cause()
             )
         elif not watch and options.continue_token:
             causes.append(
-                Cause(
-                    "FieldValueForbidden",
-                    "Forbidden: resourceVersionMatch is forbidden when continue is provided",
-                    "resourceVersionMatch",
-                )
+                field_errors.forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"
+                ).cause()
             )
         elif match not in ("Exact", "NotOlderThan"):
             causes.append(_unsupported("resourceVersionMatch", match, ("Exact", "NotOlderThan", "")))
         elif match == "Exact" and options.resource_version == "0":
             causes.append(
-                Cause(
-                    "FieldValueForbidden",
-                    'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
-                    "resourceVersionMatch",
-                )
+                field_errors.forbidden(
+                    "resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'
+                ).cause()
             )
     if causes:
         raise _options_invalid("ListOptions", causes)
@@ -223,11 +204,11 @@ def parse_delete_options(query: Any, body: dict[str, Any] | None) -> DeleteOptio
     causes: list[Cause] = []
     if options.orphan_dependents is not None and options.propagation is not None:
         causes.append(
-            Cause(
-                "FieldValueInvalid",
-                f"Invalid value: {go_value(options.propagation)}: orphanDependents and deletionPropagation cannot be both set",
+            field_errors.invalid(
                 "propagationPolicy",
-            )
+                field_errors.GoText(field_errors.go_value(options.propagation)),
+                "orphanDependents and deletionPropagation cannot be both set",
+            ).cause()
         )
     elif options.propagation is not None and options.propagation not in PROPAGATION_VALUES[:3]:
         causes.append(_unsupported("propagationPolicy", options.propagation, PROPAGATION_VALUES))

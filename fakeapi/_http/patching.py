@@ -36,8 +36,8 @@ from fakeapi._patching import (
     predecode_merge_patch,
 )
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.validation.field import go_value
-from fakeapi.errors import GENERIC_INVALID_MESSAGE, APIError, Cause, GroupResource
+from fakeapi._state.validation import field
+from fakeapi.errors import GENERIC_INVALID_MESSAGE, APIError, GroupResource
 
 __all__ = ["ApiserverPanic", "PatchContext", "compute_patch"]
 
@@ -65,9 +65,7 @@ class PatchContext:
 
 
 def _invalid_patch(patched_json: bytes, problem: str) -> APIError:
-    cause = Cause(
-        "FieldValueInvalid", f"Invalid value: {go_value(patched_json.decode('utf-8', 'replace'))}: {problem}", "patch"
-    )
+    cause = field.invalid("patch", patched_json.decode("utf-8", "replace"), problem).cause()
     return APIError.invalid(_NO_KIND, "", [cause])
 
 
@@ -258,7 +256,7 @@ def _invalid_patch_map(patch: dict[str, Any], problem: str) -> APIError:
     """``field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patchMap), ...)``."""
     from fakeapi._patching.govalues import format_value
 
-    cause = Cause("FieldValueInvalid", f"Invalid value: {go_value(format_value(patch))}: {problem}", "patch")
+    cause = field.invalid("patch", format_value(patch), problem).cause()
     return APIError.invalid(_NO_KIND, "", [cause])
 
 

@@ -128,7 +128,7 @@ async def handle_watch(
         return response
     valve = request.get(VALVE)
     if valve is not None:
-        valve.attach(watcher)
+        valve._attach(watcher)
     try:
         for line in initial:
             await response.write(line)

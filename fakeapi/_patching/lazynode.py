@@ -1,8 +1,8 @@
 """json-patch v4's ``lazyNode``: a JSON value kept as raw bytes until an operation needs its insides.
 
-The apiserver's result for a ``test`` op depends on where the compared bytes came from (reference
-section 2.4): the stored object as Go encodes it, the patch text exactly as sent, ``copy`` output
-re-encoded, ``move`` carried unchanged. This module reproduces evanphx/json-patch v4.12.0
+The apiserver's result for a ``test`` op depends on where the compared bytes came from
+(docs/json-patch.md): the stored object as Go encodes it, the patch text exactly as sent,
+``copy`` output re-encoded, ``move`` carried unchanged. This module reproduces evanphx/json-patch v4.12.0
 (``patch.go``: ``lazyNode``, ``partialDoc``, ``partialArray``, ``equal``, ``deepCopy``) including
 its quirks:
 

@@ -18,7 +18,7 @@ from fakeapi._state.watching import DELETED
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = [
     "CRD_CLEANUP_FINALIZER",
@@ -34,7 +34,7 @@ NAMESPACE_CONTROLLER = "kube-controller-manager"
 NAMESPACE_FINALIZER = "kubernetes"
 
 
-def finalize_namespace(store: Store, name: str) -> None:
+def finalize_namespace(store: StoreView, name: str) -> None:
     """The namespace controller: delete what is inside, then the namespace once it is empty."""
     namespace = store.find(store.registry.namespaces, "", name)
     if namespace is None or metadata_of(namespace).get("deletionTimestamp") is None:
@@ -48,7 +48,7 @@ def finalize_namespace(store: Store, name: str) -> None:
         store.finalizing.discard(name)
 
 
-def _finalize_namespace(store: Store, name: str) -> None:
+def _finalize_namespace(store: StoreView, name: str) -> None:
     remaining: dict[tuple[str, str], int] = {}
     finalizers: dict[str, int] = {}
     for rtype in _namespaced_storage_types(store):
@@ -149,7 +149,7 @@ def _updated_conditions(old: list[Any], new: list[dict[str, str]], now: str) -> 
     return merged
 
 
-def _namespaced_storage_types(store: Store) -> list[ResourceType]:
+def _namespaced_storage_types(store: StoreView) -> list[ResourceType]:
     seen: set[tuple[str, str]] = set()
     types = []
     for rtype in store.registry.all_types():
@@ -159,7 +159,7 @@ def _namespaced_storage_types(store: Store) -> list[ResourceType]:
     return types
 
 
-def clean_up_custom_resources(store: Store, crd: dict[str, Any]) -> None:
+def clean_up_custom_resources(store: StoreView, crd: dict[str, Any]) -> None:
     """The CRD finalizer controller: delete every instance, then let the CRD go."""
     crd_name = metadata_of(crd).get("name", "")
     types = store.registry.custom_types_of(crd_name)
@@ -172,14 +172,14 @@ def clean_up_custom_resources(store: Store, crd: dict[str, Any]) -> None:
     _release_crd(store, crd_name)
 
 
-def finish_crd_cleanup(store: Store, rtype: ResourceType) -> None:
+def finish_crd_cleanup(store: StoreView, rtype: ResourceType) -> None:
     """After an instance went: if its CRD is waiting for the last one, release it."""
     crd = store.find(store.registry.customresourcedefinitions, "", rtype.crd_name)
     if crd is not None and metadata_of(crd).get("deletionTimestamp") is not None:
         _release_crd(store, rtype.crd_name)
 
 
-def _release_crd(store: Store, crd_name: str) -> None:
+def _release_crd(store: StoreView, crd_name: str) -> None:
     types = store.registry.custom_types_of(crd_name)
     if types and store.bucket(types[0]):
         return
@@ -197,7 +197,7 @@ def _release_crd(store: Store, crd_name: str) -> None:
     )
 
 
-def remove_custom_resources(store: Store, crd: dict[str, Any]) -> None:
+def remove_custom_resources(store: StoreView, crd: dict[str, Any]) -> None:
     """The CRD is gone: so are its instances and its served types."""
     crd_name = metadata_of(crd).get("name", "")
     for rtype in store.registry.custom_types_of(crd_name)[:1]:

@@ -28,7 +28,7 @@ from fakeapi._state.objects import metadata_of, with_metadata
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["FOREGROUND", "MANAGER", "ORPHAN", "dependent_deleted", "owner_deleted", "owner_marked"]
 
@@ -39,13 +39,13 @@ MANAGER = "kube-controller-manager"  # its user agent's first part, the field ma
 Dependent = tuple["ResourceType", dict[str, Any]]
 
 
-def owner_deleted(store: Store, rtype: ResourceType, owner: dict[str, Any]) -> None:
+def owner_deleted(store: StoreView, rtype: ResourceType, owner: dict[str, Any]) -> None:
     """An owner is gone: every dependent that named it is looked at again."""
     for dependent_type, dependent in _dependents(store, rtype, owner):
         _attempt_to_delete(store, dependent_type, dependent)
 
 
-def owner_marked(store: Store, rtype: ResourceType, owner: dict[str, Any]) -> None:
+def owner_marked(store: StoreView, rtype: ResourceType, owner: dict[str, Any]) -> None:
     """An owner was marked for deletion with the garbage collector's finalizers."""
     meta = metadata_of(owner)
     finalizers = meta.get("finalizers") or []
@@ -59,7 +59,7 @@ def owner_marked(store: Store, rtype: ResourceType, owner: dict[str, Any]) -> No
         _delete_dependents(store, rtype, owner)
 
 
-def dependent_deleted(store: Store, dependent: dict[str, Any]) -> None:
+def dependent_deleted(store: StoreView, dependent: dict[str, Any]) -> None:
     """A dependent is gone: an owner waiting for it may now be unblocked."""
     namespace = metadata_of(dependent).get("namespace", "")
     for reference in _references(dependent):
@@ -68,7 +68,7 @@ def dependent_deleted(store: Store, dependent: dict[str, Any]) -> None:
             _delete_dependents(store, found[0], found[1])
 
 
-def _delete_dependents(store: Store, rtype: ResourceType, owner: dict[str, Any]) -> None:
+def _delete_dependents(store: StoreView, rtype: ResourceType, owner: dict[str, Any]) -> None:
     """``processDeletingDependentsItem``: delete what is not being deleted yet, and let the owner go
     once no dependent blocks it."""
     current = _latest(store, rtype, owner)
@@ -89,7 +89,7 @@ def _delete_dependents(store: Store, rtype: ResourceType, owner: dict[str, Any])
             _remove_finalizer(store, rtype, latest, FOREGROUND)
 
 
-def _attempt_to_delete(store: Store, rtype: ResourceType, dependent: dict[str, Any]) -> None:
+def _attempt_to_delete(store: StoreView, rtype: ResourceType, dependent: dict[str, Any]) -> None:
     latest = _latest(store, rtype, dependent)
     if latest is None:
         return
@@ -135,7 +135,9 @@ def _references(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return [ref for ref in references if isinstance(ref, dict)] if isinstance(references, list) else []
 
 
-def _owner(store: Store, reference: dict[str, Any], namespace: str) -> tuple[ResourceType, dict[str, Any]] | Any | None:
+def _owner(
+    store: StoreView, reference: dict[str, Any], namespace: str
+) -> tuple[ResourceType, dict[str, Any]] | Any | None:
     """The owner a reference names, if it is there with the uid named; :data:`_UNRESOLVABLE` for a
     kind the server does not serve."""
     api_version, kind = str(reference.get("apiVersion", "")), reference.get("kind")
@@ -154,7 +156,7 @@ def _owner(store: Store, reference: dict[str, Any], namespace: str) -> tuple[Res
     return rtype, owner
 
 
-def _dependents(store: Store, rtype: ResourceType, owner: dict[str, Any]) -> Iterator[Dependent]:
+def _dependents(store: StoreView, rtype: ResourceType, owner: dict[str, Any]) -> Iterator[Dependent]:
     """Every stored object with a reference to ``owner``'s uid (the store keeps an index of them):
     in its namespace for a namespaced owner, anywhere for a cluster-scoped one."""
     meta = metadata_of(owner)
@@ -175,7 +177,7 @@ def _dependents(store: Store, rtype: ResourceType, owner: dict[str, Any]) -> Ite
             yield candidate, obj
 
 
-def _latest(store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any] | None:
+def _latest(store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any] | None:
     meta = metadata_of(obj)
     found = store.find(rtype, meta.get("namespace", "") if rtype.namespaced else "", meta.get("name", ""))
     if found is None or metadata_of(found).get("uid") != meta.get("uid"):
@@ -191,7 +193,7 @@ def _waiting(obj: dict[str, Any]) -> bool:
 # -- the collector's writes --------------------------------------------------------------------------
 
 
-def _remove_references(store: Store, rtype: ResourceType, obj: dict[str, Any], uids: set[Any]) -> None:
+def _remove_references(store: StoreView, rtype: ResourceType, obj: dict[str, Any], uids: set[Any]) -> None:
     latest = _latest(store, rtype, obj)
     if latest is None:
         return
@@ -206,7 +208,7 @@ def _remove_references(store: Store, rtype: ResourceType, obj: dict[str, Any], u
     )
 
 
-def _remove_finalizer(store: Store, rtype: ResourceType, obj: dict[str, Any], finalizer: str) -> None:
+def _remove_finalizer(store: StoreView, rtype: ResourceType, obj: dict[str, Any], finalizer: str) -> None:
     meta = metadata_of(obj)
     store.update(
         rtype,

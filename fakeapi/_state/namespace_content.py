@@ -25,7 +25,7 @@ from fakeapi._state.objects import metadata_of
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = [
     "DEFAULT_SERVICE_ACCOUNT",
@@ -46,19 +46,19 @@ ROOT_CA_DESCRIPTION = (
 )
 
 
-def _active(store: Store, namespace: str) -> bool:
+def _active(store: StoreView, namespace: str) -> bool:
     found = store.find(store.registry.namespaces, "", namespace)
     return found is not None and metadata_of(found).get("deletionTimestamp") is None
 
 
-def _types(store: Store) -> tuple[ResourceType, ResourceType]:
+def _types(store: StoreView) -> tuple[ResourceType, ResourceType]:
     accounts = store.registry.resolve("", "v1", "serviceaccounts")
     configmaps = store.registry.resolve("", "v1", "configmaps")
     assert accounts is not None and configmaps is not None
     return accounts, configmaps
 
 
-def populate_namespace(store: Store, namespace: str) -> None:
+def populate_namespace(store: StoreView, namespace: str) -> None:
     """Both controllers' sync of one namespace: what is missing is created."""
     if not store.namespace_controllers or not _active(store, namespace):
         return
@@ -79,7 +79,7 @@ def populate_namespace(store: Store, namespace: str) -> None:
         store.update(configmaps, namespace, ROOT_CA_CONFIGMAP, _reset(store), manager=CONTROLLER_MANAGER)
 
 
-def restore_namespace_content(store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+def restore_namespace_content(store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
     """After a ServiceAccount or ConfigMap changed or went: put back what the controllers keep."""
     meta = metadata_of(obj)
     name = meta.get("name", "")
@@ -91,16 +91,16 @@ def _in(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
     return {**obj, "metadata": {**obj["metadata"], "namespace": namespace}}
 
 
-def _root_ca_data(store: Store) -> dict[str, str]:
+def _root_ca_data(store: StoreView) -> dict[str, str]:
     return {"ca.crt": store.root_ca}
 
 
-def _needs_reset(store: Store, configmap: dict[str, Any]) -> bool:
+def _needs_reset(store: StoreView, configmap: dict[str, Any]) -> bool:
     annotations = metadata_of(configmap).get("annotations") or {}
     return configmap.get("data") != _root_ca_data(store) or not annotations.get(_DESCRIPTION_ANNOTATION)
 
 
-def _reset(store: Store) -> Any:
+def _reset(store: StoreView) -> Any:
     """The publisher's update: the data replaced, the annotation added only where it is absent."""
 
     def reset(current: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of, with_metadata
-from fakeapi.errors import APIError, Cause, GroupResource
+from fakeapi._state.validation import field
+from fakeapi.errors import APIError, GroupResource
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
@@ -40,15 +41,10 @@ def bind_pod(store: Store, pods: ResourceType, namespace: str, name: str, bindin
     target = _mapping(binding.get("target"))
     causes = []
     if target.get("kind") not in (None, "", "Node"):
-        causes.append(
-            Cause(
-                "FieldValueNotSupported",
-                f'Unsupported value: "{target.get("kind")}": supported values: "Node", "<empty>"',
-                "target.kind",
-            )
-        )
+        shown = field.GoText(f'"{target.get("kind")}"')
+        causes.append(field.not_supported("target.kind", shown, ("Node", "<empty>")).cause())
     if not target.get("name"):
-        causes.append(Cause("FieldValueRequired", "Required value", "target.name"))
+        causes.append(field.required("target.name").cause())
     if causes:
         raise APIError.invalid(GroupResource("", "Binding"), name, causes)
     node = target["name"]

@@ -17,7 +17,7 @@ from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError, GroupResource
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["admit_pod_priority", "check_single_global_default"]
 
@@ -25,12 +25,12 @@ _PODS = GroupResource("", "pods")
 _PRIORITY_CLASSES = GroupResource("scheduling.k8s.io", "priorityclasses")
 
 
-def _classes(store: Store) -> list[dict[str, Any]]:
+def _classes(store: StoreView) -> list[dict[str, Any]]:
     rtype = store.registry.resolve("scheduling.k8s.io", "v1", "priorityclasses")
     return list(store.bucket(rtype).values()) if rtype is not None else []
 
 
-def _global_default(store: Store) -> dict[str, Any] | None:
+def _global_default(store: StoreView) -> dict[str, Any] | None:
     """``getDefaultPriorityClass``: of the classes marked as global default, the one of lowest value."""
     found: dict[str, Any] | None = None
     for candidate in _classes(store):
@@ -41,7 +41,7 @@ def _global_default(store: Store) -> dict[str, Any] | None:
     return found
 
 
-def admit_pod_priority(store: Store, obj: dict[str, Any]) -> dict[str, Any]:
+def admit_pod_priority(store: StoreView, obj: dict[str, Any]) -> dict[str, Any]:
     """``admitPod`` on create: the pod with its priority class name, priority and preemption policy."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
@@ -79,7 +79,7 @@ def admit_pod_priority(store: Store, obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "spec": admitted}
 
 
-def check_single_global_default(store: Store, priority_class: dict[str, Any], creating: bool) -> None:
+def check_single_global_default(store: StoreView, priority_class: dict[str, Any], creating: bool) -> None:
     """``validatePriorityClass``: a second global default is refused."""
     if priority_class.get("globalDefault") is not True:
         return

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["StoredRBAC"]
 
@@ -23,7 +23,7 @@ _GROUP = "rbac.authorization.k8s.io"
 class StoredRBAC:
     """An ``RBACSource`` over the store's current objects."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreView) -> None:
         self._store = store
 
     def _type(self, plural: str) -> ResourceType:

@@ -40,10 +40,6 @@ class Registry:
     def _changed(self) -> None:
         self._index = None
 
-    def reset(self) -> None:
-        self._custom.clear()
-        self._changed()
-
     def snapshot(self) -> dict[str, list[ResourceType]]:
         return {name: list(types) for name, types in self._custom.items()}
 

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from fakeapi.errors import GroupResource
 
 if TYPE_CHECKING:
-    from fakeapi._state.strategy import Strategy
     from fakeapi._state.tables.columns import Printer
 
 __all__ = [
@@ -85,7 +84,9 @@ class ResourceType:
     preserve_unknown_fields: bool = False
     crd_name: str = ""
     scale_paths: tuple[str, str, str] = ("spec.replicas", "status.replicas", "")
-    strategy: Strategy | None = field(default=None, compare=False, hash=False, repr=False)
+    # Its :class:`~fakeapi._state.strategy.Strategy`, read through ``strategy_of``: the strategy's
+    # hooks take resource types, so this module does not name the strategy's class.
+    strategy: object = field(default=None, compare=False, hash=False, repr=False)
     defaulter: Defaulter | None = field(default=None, compare=False, hash=False, repr=False)
     printer: Printer | None = field(default=None, compare=False, hash=False, repr=False)
     # The group, version and kind objects are stored as, where another resource's (events.k8s.io
@@ -103,12 +104,6 @@ class ResourceType:
 
     def subresource(self, name: str) -> Subresource | None:
         return next((sub for sub in self.subresource_table if sub.name == name), None)
-
-    @property
-    def rules(self) -> Strategy:
-        """The strategy; every served type has one (:mod:`fakeapi._state.kinds` gives it)."""
-        assert self.strategy is not None, f"{self.plural} has no strategy"
-        return self.strategy
 
     def default(self, obj: dict[str, Any], *, creating: bool | None = None) -> dict[str, Any]:
         """The object as the apiserver's defaulting leaves it; the input is never mutated."""

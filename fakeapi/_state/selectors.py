@@ -6,10 +6,11 @@ k8s.io/apimachinery as of Kubernetes 1.32-1.34:
 
 - ``pkg/labels/selector.go``: the ``Lexer``/``Parser`` behind ``labels.Parse``, ``NewRequirement``'s
   value checks, ``Requirement.Matches`` and ``String``;
-- ``pkg/util/validation/validation.go``: ``IsQualifiedName`` for keys (1.35 renamed its texts),
-  ``IsValidLabelValue``, ``IsDNS1123Subdomain``, ``RegexError``;
-- ``pkg/util/validation/field`` and ``pkg/util/errors``: ``<path>: Invalid value: "<v>": <detail>``, a nil
-  path printed as ``<nil>``, several errors aggregated as ``[e1, e2]``;
+- ``pkg/util/validation/validation.go``: ``IsQualifiedName`` for keys (1.35 renamed its texts) and
+  ``IsValidLabelValue`` for values, from :mod:`fakeapi._state.validation.names`;
+- ``pkg/util/validation/field`` and ``pkg/util/errors``: ``<path>: Invalid value: "<v>": <detail>``
+  (:mod:`fakeapi._state.validation.field`), a nil path printed as ``<nil>``, several errors
+  aggregated as ``[e1, e2]``;
 - ``pkg/fields/selector.go``: ``ParseSelector`` (``splitTerms``, ``splitTerm``, ``UnescapeValue``),
   ``Matches``, ``RequiresExactMatch``, plus the ``field label not supported`` text of the
   ``ConvertFieldLabel`` functions the list handler applies afterwards.
@@ -18,96 +19,16 @@ k8s.io/apimachinery as of Kubernetes 1.32-1.34:
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from fakeapi._patching.gostrconv import atoi, quote
+from fakeapi._patching.gostrconv import atoi
+from fakeapi._state.validation import field as field_errors
+from fakeapi._state.validation.names import is_label_value, is_qualified_name
 
 
 class SelectorError(ValueError):
     """str(error) is the exact message of the apiserver's 400 BadRequest."""
-
-
-# --- util/validation: label keys and values --------------------------------------------------------------------
-
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_FMT = f"({_QUALIFIED_NAME_FMT})?"
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT)
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    # Go appends "'example', " and joins with " or ", hence the double space before each "or".
-    shown = " or ".join(f"'{example}', " for example in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _byte_len(text: str) -> int:
-    # Go's len() counts UTF-8 bytes, not characters.
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _dns1123_subdomain_errors(value: str) -> list[str]:
-    errors: list[str] = []
-    if _byte_len(value) > 253:
-        errors.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errors.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errors
-
-
-def _qualified_name_errors(value: str) -> list[str]:
-    parts = value.split("/")
-    if len(parts) > 2:
-        return [
-            "a qualified name "
-            + _regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    errors: list[str] = []
-    if len(parts) == 2:
-        if not parts[0]:
-            errors.append("prefix part must be non-empty")
-        else:
-            errors.extend("prefix part " + error for error in _dns1123_subdomain_errors(parts[0]))
-    name = parts[-1]
-    if not name:
-        errors.append("name part must be non-empty")
-    elif _byte_len(name) > 63:
-        errors.append("name part must be no more than 63 characters")
-    if not _QUALIFIED_NAME_RE.fullmatch(name):
-        errors.append(
-            "name part " + _regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
-        )
-    return errors
-
-
-def _label_value_errors(value: str) -> list[str]:
-    errors: list[str] = []
-    if _byte_len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errors.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errors
-
-
-def _invalid(path: str, value: str, detail: str) -> str:
-    return f"{path}: Invalid value: {quote(value)}: {detail}"
 
 
 def _aggregate(messages: list[str]) -> str:
@@ -266,13 +187,15 @@ def _new_requirement(key: str, operator: str, values: tuple[str, ...]) -> LabelR
     errors: list[str] = []
     if operator in ("gt", "lt"):
         errors.extend(
-            _invalid(f"values[{index}]", value, "for 'Gt', 'Lt' operators, the value must be an integer")
+            field_errors.invalid(
+                f"values[{index}]", value, "for 'Gt', 'Lt' operators, the value must be an integer"
+            ).text()
             for index, value in enumerate(values)
             if atoi(value)[1] is not None
         )
     for index, value in enumerate(values):
-        if details := _label_value_errors(value):
-            errors.append(_invalid(f"values[{index}][{key}]", value, "; ".join(details)))
+        if details := is_label_value(value):
+            errors.append(field_errors.invalid(f"values[{index}][{key}]", value, "; ".join(details)).text())
     if errors:
         raise _RequirementError(_aggregate(errors))
     return LabelRequirement(key, operator, values)
@@ -323,9 +246,9 @@ class _Parser:
             tok, key = self._next()
         if tok is not _Tok.IDENT:
             raise _RequirementError(f"found '{key}', expected: identifier")
-        if key_errors := _qualified_name_errors(key):
+        if key_errors := is_qualified_name(key):
             # The parser validates keys against its own path, which labels.Parse leaves nil.
-            raise _RequirementError(_invalid("<nil>", key, "; ".join(key_errors)))
+            raise _RequirementError(field_errors.invalid("<nil>", key, "; ".join(key_errors)).text())
         if negated:
             return _new_requirement(key, "!", ())
         if self._peek()[0] in (_Tok.END, _Tok.COMMA):

@@ -28,7 +28,7 @@ from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError, GroupResource
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["admit_pod"]
 
@@ -45,7 +45,7 @@ _SERVICE_ACCOUNTS = GroupResource("", "serviceaccount")
 _CONTAINER_LISTS = ("initContainers", "containers")
 
 
-def admit_pod(store: Store, namespace: str, pod: dict[str, Any]) -> dict[str, Any]:
+def admit_pod(store: StoreView, namespace: str, pod: dict[str, Any]) -> dict[str, Any]:
     """The pod as the plugin leaves it, or :class:`APIError` 403 when it refuses it."""
     meta = metadata_of(pod)
     spec = pod.get("spec")
@@ -88,7 +88,7 @@ def _should_automount(account: dict[str, Any], spec: dict[str, Any]) -> bool:
     return True
 
 
-def _mount_token(store: Store, spec: dict[str, Any]) -> None:
+def _mount_token(store: StoreView, spec: dict[str, Any]) -> None:
     volumes = [v for v in spec.get("volumes") or [] if isinstance(v, dict)]
     existing = next((str(v["name"]) for v in volumes if str(v.get("name", "")).startswith(TOKEN_VOLUME_PREFIX)), "")
     volume_name = existing or store.generate_name(TOKEN_VOLUME_PREFIX)

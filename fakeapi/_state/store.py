@@ -24,7 +24,7 @@ import contextvars
 import secrets
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,18 +37,18 @@ from fakeapi._state.objects import metadata_of, with_metadata, without_resource_
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.signing_keys import SigningKey
-from fakeapi._state.strategy import Strategy
+from fakeapi._state.storeview import Committed, Key, ObjectId
+from fakeapi._state.strategy import Strategy, strategy_of
 from fakeapi._state.typed.ordering import in_go_order
+from fakeapi._state.validation import field
 from fakeapi._state.watching import ADDED, DEFAULT_HISTORY_BYTES, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
-__all__ = ["Committed", "Store", "StoreSnapshot", "track_writes"]
+__all__ = ["Store", "StoreSnapshot", "track_writes"]
 
 GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATE_NAME_ATTEMPTS = 8
 OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
-
-Key = tuple[str, str]
 
 # The resourceVersions given to the writes of the request being served. A request task sets its own
 # list, so what happens while it awaits (other requests committing) is not counted as its doing.
@@ -71,16 +71,6 @@ class StoreSnapshot:
     history: list[Change]
     compacted_through: int
     random_state: Any
-
-
-@dataclass
-class Committed:
-    """What a write did: the object to answer with, and whether anything was persisted."""
-
-    object: dict[str, Any]
-    changed: bool
-    deleted: bool = False
-    warnings: tuple[str, ...] = ()
 
 
 def _etcd_key(key: Key) -> str:
@@ -307,7 +297,7 @@ class Store:
         operation: str = "Update",
     ) -> Committed:
         """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
-        strategy = rtype.rules
+        strategy = strategy_of(rtype)
         metadata = metadata_of(obj)
         given = metadata.get("resourceVersion")
         if given not in (None, "", "0"):
@@ -396,7 +386,7 @@ class Store:
         ``unconditional`` is for updates whose body carries no resourceVersion by design (a patch
         computes the new object from the current one, so it inherits its resourceVersion).
         """
-        strategy = rtype.rules
+        strategy = strategy_of(rtype)
         current = self.get(rtype, namespace, name)
         new = compute(current)
         current_meta, new_meta = metadata_of(current), metadata_of(new)
@@ -448,7 +438,7 @@ class Store:
         dry_run: bool = False,
     ) -> Committed:
         """``Store.Delete``: preconditions, then finalizers mark the object, or it goes now."""
-        strategy = rtype.rules
+        strategy = strategy_of(rtype)
         current = self.get(rtype, namespace, name)
         meta = metadata_of(current)
         if uid is not None and uid != meta.get("uid"):
@@ -492,7 +482,7 @@ class Store:
     def delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
         """Remove an object at once (its last finalizer is gone, or it never had one)."""
         deleted = self.persist(rtype, current, DELETED, current)
-        rtype.rules.after_delete(self, rtype, deleted)
+        strategy_of(rtype).after_delete(self, rtype, deleted)
         garbage_collector.owner_deleted(self, rtype, deleted)
         garbage_collector.dependent_deleted(self, deleted)
         namespace = metadata_of(current).get("namespace")
@@ -502,14 +492,7 @@ class Store:
 
     def clear(self) -> None:
         """No objects, no CRDs, no history; the revision counter keeps counting."""
-        self.hub.close_all()
-        self.objects.clear()
-        self._owned = None
-        self.versions.clear()
-        self._encodings.clear()
-        self._order.clear()
-        self.registry.reset()
-        self.hub.compact(self.revision)
+        self._reset(objects={}, versions={}, crds={}, history=(), compacted_through=self.revision)
 
     # -- snapshots, for running the same start state many times -------------------------------
 
@@ -526,20 +509,37 @@ class Store:
         )
 
     def restore(self, snapshot: StoreSnapshot) -> None:
-        self.hub.close_all()
-        self._encodings.clear()
-        self._order.clear()
         self.revision = snapshot.revision
-        self.objects = {key: dict(bucket) for key, bucket in snapshot.objects.items()}
-        self._owned = None
-        self.versions = {key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()}
-        self.registry.restore(snapshot.crds)
-        self.hub.restore_history(snapshot.history, snapshot.compacted_through)
+        self._reset(
+            objects={key: dict(bucket) for key, bucket in snapshot.objects.items()},
+            versions={key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()},
+            crds=snapshot.crds,
+            history=snapshot.history,
+            compacted_through=snapshot.compacted_through,
+        )
         if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
             self._random.setstate(snapshot.random_state)
 
+    def _reset(
+        self,
+        *,
+        objects: dict[tuple[str, str], dict[Key, dict[str, Any]]],
+        versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]],
+        crds: dict[str, list[ResourceType]],
+        history: Iterable[Change],
+        compacted_through: int,
+    ) -> None:
+        """Replace what is stored and remembered; every watch ends, every cache and index is dropped."""
+        self.hub.close_all()
+        self._encodings.clear()
+        self._order.clear()
+        self._owned = None
+        self.objects = objects
+        self.versions = versions
+        self.registry.restore(crds)
+        self.hub.restore_history(history, compacted_through)
 
-ObjectId = tuple[tuple[str, str], str, str]
+
 """An object's place: its resource's storage key, namespace and name."""
 
 
@@ -551,7 +551,7 @@ def _owner_uids(obj: dict[str, Any] | None) -> list[str]:
 
 
 def _rv_required_cause() -> Cause:
-    return Cause("FieldValueInvalid", "Invalid value: 0: must be specified for an update", "metadata.resourceVersion")
+    return field.invalid("metadata.resourceVersion", 0, "must be specified for an update").cause()
 
 
 class _SeededRandom:

@@ -37,11 +37,18 @@ from fakeapi.errors import APIError, Cause, GroupResource
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
-__all__ = ["CustomResourceStrategy", "GenerationStrategy", "Strategy", "without"]
+__all__ = ["CustomResourceStrategy", "GenerationStrategy", "Strategy", "strategy_of", "without"]
 
 _NAMESPACES = GroupResource("", "namespaces")
+
+
+def strategy_of(rtype: ResourceType) -> Strategy:
+    """A resource type's strategy; every served type has one (:mod:`fakeapi._state.kinds` gives it)."""
+    strategy = rtype.strategy
+    assert isinstance(strategy, Strategy), f"{rtype.plural} has no strategy"
+    return strategy
 
 
 def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
@@ -72,21 +79,19 @@ class Strategy:
 
     # -- create -----------------------------------------------------------------------------------
 
-    def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+    def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         """Hook for the mutating admission plugins that act on a create, before the registry's rules."""
         return obj
 
     def prepare_for_create(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-        if "status" in rtype.subresources and rtype.custom:
-            obj = without(obj, "status")
-        obj = with_metadata(obj, generation=1 if self.has_generation or rtype.custom else None)
+        obj = with_metadata(obj, generation=1 if self.has_generation else None)
         return rtype.default(obj, creating=True)
 
-    def allocate(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    def allocate(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         """Hook for what a registry allocates on create (addresses, ports)."""
         return obj
 
-    def validate_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def validate_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         name = metadata_of(obj).get("name", "")
         self._check_namespace(store, rtype, obj)
         self._raise_type_meta(rtype, name, obj)
@@ -99,7 +104,7 @@ class Strategy:
         self._raise_if(rtype, name, causes)
 
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
-        return finalizer_warnings(metadata_of(obj).get("finalizers") or []) if rtype.custom else []
+        return []
 
     def track_create(
         self, rtype: ResourceType, obj: dict[str, Any], manager: str, now: str, operation: str = "Update"
@@ -115,7 +120,7 @@ class Strategy:
             operation=operation,
         )
 
-    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
 
     # -- update -----------------------------------------------------------------------------------
@@ -152,12 +157,12 @@ class Strategy:
         if "status" in rtype.subresources:
             new = {**new, "status": old["status"]} if "status" in old else without(new, "status")
         new = rtype.default(new, creating=False)
-        if (self.has_generation or rtype.custom) and without(new, "metadata") != without(old, "metadata"):
+        if self.has_generation and without(new, "metadata") != without(old, "metadata"):
             new = with_metadata(new, generation=(old_meta.get("generation") or 0) + 1)
         return new
 
     def validate_update(
-        self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> None:
         name = metadata_of(old).get("name", "")
         self._raise_type_meta(rtype, name, new)
@@ -174,11 +179,7 @@ class Strategy:
         self._raise_if(rtype, name, causes)
 
     def warnings_on_update(self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
-        if not rtype.custom:
-            return []
-        before = set(metadata_of(old).get("finalizers") or [])
-        added = sorted(f for f in metadata_of(new).get("finalizers") or [] if f not in before)
-        return finalizer_warnings(added)
+        return []
 
     def track_update(
         self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], manager: str, subresource: str, now: str
@@ -202,7 +203,7 @@ class Strategy:
             and not old_meta.get("deletionGracePeriodSeconds")
         )
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
 
     # -- delete -----------------------------------------------------------------------------------
@@ -219,7 +220,7 @@ class Strategy:
                 changes["generation"] = meta["generation"] + 1
         return with_metadata(obj, **changes)
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -233,16 +234,7 @@ class Strategy:
         return name_is_dns_label if rtype.kind == "Namespace" else name_is_dns_subdomain
 
     def _type_meta_causes(self, rtype: ResourceType, obj: dict[str, Any]) -> list[Cause]:
-        if not rtype.custom:
-            return []
-        causes = []
-        if obj.get("kind") != rtype.kind:
-            causes.append(field.invalid("kind", obj.get("kind", ""), f"must be {rtype.kind}").cause())
-        if obj.get("apiVersion") != rtype.api_version:
-            causes.append(
-                field.invalid("apiVersion", obj.get("apiVersion", ""), f"must be {rtype.api_version}").cause()
-            )
-        return causes
+        return []
 
     def _raise_type_meta(self, rtype: ResourceType, name: str, obj: dict[str, Any]) -> None:
         """``ValidateTypeMeta`` names the object's own kind in its message."""
@@ -255,7 +247,7 @@ class Strategy:
         if causes:
             raise APIError.invalid(rtype.group_kind, name, causes)
 
-    def _check_namespace(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def _check_namespace(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         if not rtype.namespaced:
             return
         namespace = metadata_of(obj).get("namespace", "")
@@ -290,12 +282,42 @@ def _with_path(obj: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[s
 
 
 class CustomResourceStrategy(Strategy):
-    """``customresource/strategy.go``: the CRD's schema validates, updates need a resourceVersion."""
+    """``customresource/strategy.go``: the CRD's schema validates, updates need a resourceVersion.
+
+    Every custom resource has a generation, a create drops the status when it is a subresource,
+    kind and apiVersion must be the resource's (``ValidateTypeMeta``), and finalizer names not
+    qualified are warned about on every write that adds them.
+    """
+
+    has_generation = True
 
     def allow_unconditional_update(self, rtype: ResourceType) -> bool:
         return False
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def prepare_for_create(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        if "status" in rtype.subresources:
+            obj = without(obj, "status")
+        return super().prepare_for_create(rtype, obj)
+
+    def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
+        return finalizer_warnings(metadata_of(obj).get("finalizers") or [])
+
+    def warnings_on_update(self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        before = set(metadata_of(old).get("finalizers") or [])
+        added = sorted(f for f in metadata_of(new).get("finalizers") or [] if f not in before)
+        return finalizer_warnings(added)
+
+    def _type_meta_causes(self, rtype: ResourceType, obj: dict[str, Any]) -> list[Cause]:
+        causes = []
+        if obj.get("kind") != rtype.kind:
+            causes.append(field.invalid("kind", obj.get("kind", ""), f"must be {rtype.kind}").cause())
+        if obj.get("apiVersion") != rtype.api_version:
+            causes.append(
+                field.invalid("apiVersion", obj.get("apiVersion", ""), f"must be {rtype.api_version}").cause()
+            )
+        return causes
+
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         controllers.finish_crd_cleanup(store, rtype)
 
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:

@@ -25,7 +25,7 @@ from fakeapi._state.objects import metadata_of
 from fakeapi._state.tokens import ISSUER, signature_verifies, token_claims, token_header
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["API_AUDIENCES", "TokenUser", "authenticate_service_account_token"]
 
@@ -55,7 +55,7 @@ class TokenUser:
 
 
 def authenticate_service_account_token(
-    store: Store, token: str, audiences: Sequence[str], now: float
+    store: StoreView, token: str, audiences: Sequence[str], now: float
 ) -> TokenUser | None:
     """The user a ServiceAccount token of this server authenticates as, a refusal with its reason, or
     None for a token that is not one of this issuer's."""
@@ -93,7 +93,7 @@ def _time_error(claims: Mapping[str, Any], now: float) -> str:
     return ""
 
 
-def _account_user(store: Store, claims: Mapping[str, Any], audiences: tuple[str, ...]) -> TokenUser:
+def _account_user(store: StoreView, claims: Mapping[str, Any], audiences: tuple[str, ...]) -> TokenUser:
     private = claims.get("kubernetes.io") if isinstance(claims.get("kubernetes.io"), dict) else {}
     assert isinstance(private, dict)
     namespace = str(private.get("namespace", ""))
@@ -150,7 +150,7 @@ def _account_user(store: Store, claims: Mapping[str, Any], audiences: tuple[str,
     )
 
 
-def _find(store: Store, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+def _find(store: StoreView, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
     rtype = store.registry.resolve("", "v1", plural)
     return None if rtype is None or not name else store.find(rtype, namespace, name)
 

@@ -35,7 +35,7 @@ COMMAND = 'sh -c "echo hi > /tmp/x"'
 
 
 def job_crd() -> dict[str, Any]:
-    """The story's Job CRD: schemaless (``x-kubernetes-preserve-unknown-fields``), with a status subresource."""
+    """The Job CRD the built-in claims share: schemaless (``x-kubernetes-preserve-unknown-fields``), with a status subresource."""
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",

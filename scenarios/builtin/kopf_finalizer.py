@@ -18,9 +18,9 @@ from typing import Any
 
 from kubernetes_asyncio.client import ApiException
 
-from scenarios._actors import SetupContext, TickContext
+from scenarios._actors import Actor, SetupContext, TickContext
 from scenarios._checks import exactly_once, predicate
-from scenarios._model import Actor, RunRecord, Scenario
+from scenarios._model import RunRecord, Scenario
 from scenarios.builtin._jobs import GROUP, PLURAL, VERSION, job, job_crd, job_path, read_job, resource_version_test
 
 __all__ = ["NAME", "SUMMARY", "VARIANTS", "build"]

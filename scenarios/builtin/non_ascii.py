@@ -15,9 +15,9 @@ from typing import Any
 
 from kubernetes_asyncio.client import ApiException
 
-from scenarios._actors import TickContext
+from scenarios._actors import Actor, TickContext
 from scenarios._checks import exactly_once
-from scenarios._model import Actor, Scenario
+from scenarios._model import Scenario
 from scenarios.builtin._jobs import (
     GROUP,
     PLURAL,

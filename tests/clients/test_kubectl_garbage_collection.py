@@ -145,7 +145,6 @@ def test_dependents_are_found_after_a_restore_and_after_their_references_change(
     freed = {**kept, "metadata": {key: value for key, value in kept["metadata"].items() if key != "ownerReferences"}}
     server.apply(freed)
     assert "ownerReferences" not in server.get("v1", "Pod", "web-1-a")["metadata"]
-    store = server.state.store
-    store.delete(server.resource_type("apps/v1", "ReplicaSet"), "default", objects["replicas"]["metadata"]["name"])
+    server.delete("apps/v1", "ReplicaSet", objects["replicas"]["metadata"]["name"])
     assert server.find("apps/v1", "ReplicaSet", "web-1") is None
     assert server.find("v1", "Pod", "web-1-a") is not None  # no longer its dependent

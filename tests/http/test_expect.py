@@ -45,15 +45,13 @@ async def test_expect_100_continue_gets_the_interim_answer_before_the_body_is_se
     writer.close()
     assert head.startswith(b"HTTP/1.1 201 Created\r\n")
     assert answer["metadata"]["name"] == "waited"
-    configmaps = server.state.store.registry.resolve("", "v1", "configmaps")
-    assert configmaps is not None
-    assert server.state.store.find(configmaps, "default", "waited")
+    assert server.find("v1", "ConfigMap", "waited") is not None
 
 
 async def test_an_unknown_expectation_gets_417_and_changes_nothing(server: FakeAPIServer) -> None:
     body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "refused"}}).encode()
-    revision = server.state.store.revision
-    journaled = len(server.state.journal)
+    revision = server.revision
+    journaled = len(server.journal)
     reader, writer = await _connect(server)
     writer.write(_head("something-else", len(body)) + body)
     async with asyncio.timeout(10):
@@ -63,5 +61,5 @@ async def test_an_unknown_expectation_gets_417_and_changes_nothing(server: FakeA
     assert head.startswith(b"HTTP/1.1 417 Expectation Failed\r\n")
     assert b"\r\nConnection: close\r\n" in head
     assert rest == b""
-    assert server.state.store.revision == revision
-    assert len(server.state.journal) == journaled
+    assert server.revision == revision
+    assert len(server.journal) == journaled

@@ -110,7 +110,7 @@ async def test_a_compacted_continue_is_410_with_a_token_for_the_rest_at_the_late
     first = (await client.get(f"{JOBS}?limit=2")).json()
     await _change_everything(client)
     await _change_everything_again(client)
-    revision = server.state.store.revision
+    revision = server.revision
 
     expired = await client.get(f"{JOBS}?limit=2&continue={first['metadata']['continue']}")
     assert expired.status == 410
@@ -119,7 +119,7 @@ async def test_a_compacted_continue_is_410_with_a_token_for_the_rest_at_the_late
     token = status["metadata"]["continue"]
     decoded = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
     assert decoded == {"v": "meta.k8s.io/v1", "rv": -1, "start": "job-1\u0000"}
-    assert server.state.store.revision == revision
+    assert server.revision == revision
 
     rest = (await client.get(f"{JOBS}?limit=10&continue={token}")).json()
     assert _seen(rest) == [("job-25", 8), ("job-3", 10), ("job-4", 1)]

@@ -44,7 +44,7 @@ async def test_watch_from_zero_lists_then_streams(server: FakeAPIServer, client:
     await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd())
     await client.post(JOBS, job("a"))
     task = asyncio.create_task(collect(server, "resourceVersion=0", 2))
-    while not server.state.store.hub.watchers:
+    while not server._state.store.hub.watchers:
         await asyncio.sleep(0.001)
     await client.post(JOBS, job("b"))
     events = await task
@@ -166,7 +166,7 @@ async def test_a_watcher_that_stops_reading_holds_back_no_other_and_catches_up_i
     assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"Transfer-Encoding: chunked\r\n" in head
     writes = 200  # 10 MB of events: more than the socket buffers hold while the slow watcher reads nothing
     fast = asyncio.create_task(collect(server, f"resourceVersion={rv}", writes, timeout=60))
-    while len(server.state.store.hub.watchers) < 2:
+    while len(server._state.store.hub.watchers) < 2:
         await asyncio.sleep(0.001)
     revisions = []
     for index in range(writes):

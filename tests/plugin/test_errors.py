@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from fakeapi._http import app as routing
+from fakeapi._http import routing
 
 
 def planted_bug(*args, **kwargs):

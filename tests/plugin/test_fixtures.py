@@ -189,7 +189,7 @@ def test_server_options_are_an_overridable_fixture(pytester: pytest.Pytester, in
     pytester.makepyfile(
         test_options="""
         def test_uses_them(fakeapi):
-            assert fakeapi.server.state.config.bookmark_interval == 0.5
+            assert fakeapi.server._state.config.bookmark_interval == 0.5
         """
     )
     pytester.runpytest().assert_outcomes(passed=1)

@@ -64,7 +64,7 @@ async def test_the_change_history_keeps_its_byte_budget_and_a_watch_from_before_
         first = server.load(_configmap("cm", 10))[0]
         for index in range(40):
             server.apply({**_configmap("cm", 20_000), "data": {"x": str(index) * 20_000}})
-        hub = server.state.store.hub
+        hub = server._state.store.hub
         assert hub.history_bytes <= 200_000 and 0 < len(hub.history) < 40
         async with aiohttp.ClientSession() as session:
             since = first["metadata"]["resourceVersion"]
@@ -80,7 +80,7 @@ async def test_a_watcher_that_does_not_read_is_ended_and_its_queue_dropped() -> 
         writer.write(f"GET {CONFIGMAPS}?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         await writer.drain()
         await reader.readuntil(b"\r\n\r\n")
-        hub = server.state.store.hub
+        hub = server._state.store.hub
         while not hub.watchers:
             await asyncio.sleep(0.01)
         watcher = next(iter(hub.watchers))

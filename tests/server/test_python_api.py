@@ -10,7 +10,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from fakeapi import FakeAPIServer, GateRequest
+from fakeapi import APIError, FakeAPIServer, GateRequest
 
 
 @pytest.fixture
@@ -45,6 +45,45 @@ def test_reset_forgets_objects_but_keeps_counting_resource_versions(server: Fake
     assert server.find("v1", "ConfigMap", "settings") is None
     (after,) = server.load(config_map("settings"))
     assert int(after["metadata"]["resourceVersion"]) > int(before["metadata"]["resourceVersion"])
+
+
+def test_delete_removes_an_object_at_a_new_revision(server: FakeAPIServer) -> None:
+    (created,) = server.load(config_map("settings"))
+    deleted = server.delete("v1", "ConfigMap", "settings")
+    assert deleted["metadata"]["uid"] == created["metadata"]["uid"]
+    assert server.find("v1", "ConfigMap", "settings") is None
+    assert server.revision > int(created["metadata"]["resourceVersion"])
+
+
+def test_delete_marks_an_object_with_finalizers_and_keeps_it(server: FakeAPIServer) -> None:
+    manifest = config_map("guarded")
+    manifest["metadata"] = {"name": "guarded", "finalizers": ["example.com/keep"]}
+    server.load(manifest)
+    marked = server.delete("v1", "ConfigMap", "guarded")
+    assert marked["metadata"]["deletionTimestamp"]
+    assert server.get("v1", "ConfigMap", "guarded")["metadata"]["finalizers"] == ["example.com/keep"]
+
+
+def test_deleting_a_missing_object_raises_the_404(server: FakeAPIServer) -> None:
+    revision = server.revision
+    with pytest.raises(APIError) as raised:
+        server.delete("v1", "ConfigMap", "absent")
+    assert (raised.value.code, str(raised.value)) == (404, 'configmaps "absent" not found')
+    assert server.revision == revision
+
+
+@pytest.mark.asyncio
+async def test_the_request_log_gets_a_line_per_request_until_it_is_unset() -> None:
+    lines: list[str] = []
+    async with FakeAPIServer() as server, aiohttp.ClientSession(server.url) as session:
+        server.set_request_log(lines.append)
+        async with session.get("/api/v1/namespaces/default/configmaps/absent") as response:
+            assert response.status == 404
+        server.set_request_log(None)
+        async with session.get("/api/v1/namespaces/default") as response:
+            assert response.status == 200
+    assert len(lines) == 1
+    assert lines[0].startswith("GET /api/v1/namespaces/default/configmaps/absent 404 ")
 
 
 @pytest.mark.asyncio

@@ -34,7 +34,7 @@ def test_lists_between_writes_follow_every_create_update_and_delete(
     writes: list[tuple[str, str, str]], list_every: int
 ) -> None:
     server = FakeAPIServer()
-    store = server.state.store
+    store = server._state.store
     rtype = server.resource_type("v1", "ConfigMap")
     for namespace in NAMESPACES[:3]:
         server.load({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})

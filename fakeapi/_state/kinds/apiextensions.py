@@ -20,7 +20,7 @@ from fakeapi._state.validation.field import go_value
 from fakeapi.errors import Cause
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["TYPES"]
 
@@ -39,15 +39,15 @@ class CustomResourceDefinitionStrategy(GenerationStrategy):
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
         return _crd_causes(obj)
 
-    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         store.registry.register_crd(obj)
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         store.registry.register_crd(obj)
         if metadata_of(obj).get("deletionTimestamp") is not None:
             controllers.clean_up_custom_resources(store, obj)
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         controllers.remove_custom_resources(store, obj)
 
     def mark_for_deletion(

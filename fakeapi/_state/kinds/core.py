@@ -55,7 +55,7 @@ from fakeapi._state.validation.rules import KindRules
 from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["TYPES"]
 
@@ -80,7 +80,7 @@ _POD_SUBRESOURCES = (
 )
 
 
-def _allocated(store: Store, rtype: ResourceType, skip: str | None = None) -> tuple[set[str], set[int]]:
+def _allocated(store: StoreView, rtype: ResourceType, skip: str | None = None) -> tuple[set[str], set[int]]:
     """The cluster IPs and node ports the stored Services hold (but the one whose uid is ``skip``)."""
     used_ips: set[str] = set()
     used_ports: set[int] = set()
@@ -105,7 +105,7 @@ class ServiceStrategy(Strategy):
         self._raise_errors(rtype, obj, services.family_errors(obj))
         return super().prepare_for_create(rtype, obj)
 
-    def allocate(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    def allocate(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         used_ips, used_ports = _allocated(store, rtype)
         self._raise_errors(rtype, obj, services.allocation_errors(obj, used_ips, used_ports))
         return defaults.allocate_node_ports(defaults.allocate_cluster_ip(obj, used_ips), used_ports)
@@ -117,7 +117,7 @@ class ServiceStrategy(Strategy):
         return keep_allocated_values(new, old) if subresource == "" else new
 
     def validate_update(
-        self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> None:
         if subresource == "":
             _, used_ports = _allocated(store, rtype, skip=metadata_of(old).get("uid"))
@@ -133,7 +133,7 @@ class NamespaceStrategy(Strategy):
     """Namespaces finalize through ``spec.finalizers``, which the namespace controller clears; a new
     one gets what kube-controller-manager puts into every namespace (:mod:`..namespace_content`)."""
 
-    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         namespace_content.populate_namespace(store, metadata_of(obj).get("name", ""))
 
     def graceful(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
@@ -157,7 +157,7 @@ class NamespaceStrategy(Strategy):
         marked = super().mark_for_deletion(rtype, obj, finalizers, now)
         return {**marked, "status": {**(marked.get("status") or {}), "phase": "Terminating"}}
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         if metadata_of(obj).get("deletionTimestamp") is not None:
             controllers.finalize_namespace(store, metadata_of(obj).get("name", ""))
 
@@ -167,7 +167,7 @@ class PodStrategy(Strategy):
     (:mod:`..serviceaccount_admission`, :mod:`..priority_admission`), after NamespaceLifecycle has
     found its namespace."""
 
-    def admit(self, store: Store, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+    def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         self._check_namespace(store, rtype, {**obj, "metadata": {**metadata_of(obj), "namespace": namespace}})
         return admit_pod_priority(store, admit_pod(store, namespace, obj))
 
@@ -176,10 +176,10 @@ class NamespaceContentStrategy(Strategy):
     """ServiceAccounts and ConfigMaps: the ``default`` one and ``kube-root-ca.crt`` come back when
     deleted or changed, as kube-controller-manager keeps them (:mod:`..namespace_content`)."""
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         namespace_content.restore_namespace_content(store, rtype, obj)
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         namespace_content.restore_namespace_content(store, rtype, obj)
 
 

@@ -25,7 +25,7 @@ from fakeapi._state.tables.access import CLUSTER_ROLE_BINDING_PRINTER, ROLE_BIND
 from fakeapi._state.validation import rbac
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["AGGREGATION_CONTROLLER", "TYPES"]
 
@@ -36,17 +36,17 @@ AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
 class RBACStrategy(Strategy):
     """Escalation checks on create and update, when the server enforces authorization."""
 
-    def validate_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def validate_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         self._confirm(store, rtype, obj, None)
         super().validate_create(store, rtype, obj)
 
     def validate_update(
-        self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> None:
         self._confirm(store, rtype, new, old)
         super().validate_update(store, rtype, new, old, subresource)
 
-    def _confirm(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+    def _confirm(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         requester = current_requester()
         if requester is None:
             return
@@ -60,17 +60,17 @@ class RBACStrategy(Strategy):
 class ClusterRoleStrategy(RBACStrategy):
     """A ClusterRole's writes also run the aggregation controller."""
 
-    def after_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         aggregate_cluster_roles(store, rtype)
 
-    def after_update(self, store: Store, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
         aggregate_cluster_roles(store, rtype)
 
-    def after_delete(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         aggregate_cluster_roles(store, rtype)
 
 
-def aggregate_cluster_roles(store: Store, rtype: ResourceType) -> None:
+def aggregate_cluster_roles(store: StoreView, rtype: ResourceType) -> None:
     """Write the rules every aggregating ClusterRole should have, where they differ."""
     roles = [obj for _, obj in sorted(store.bucket(rtype).items())]
     for name, rules in aggregation_updates(roles).items():

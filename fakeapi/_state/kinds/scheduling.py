@@ -14,7 +14,7 @@ from fakeapi._state.tables.cluster import PRIORITY_CLASS_PRINTER
 from fakeapi._state.validation.scheduling import PRIORITY_CLASS
 
 if TYPE_CHECKING:
-    from fakeapi._state.store import Store
+    from fakeapi._state.storeview import StoreView
 
 __all__ = ["TYPES"]
 
@@ -27,12 +27,12 @@ def priority_class_defaults(priority_class: Obj, creating: bool | None) -> None:
 class PriorityClassStrategy(Strategy):
     """The strategy's validation (422), then the Priority admission plugin's (403), as the create handler orders them."""
 
-    def validate_create(self, store: Store, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def validate_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         super().validate_create(store, rtype, obj)
         check_single_global_default(store, obj, creating=True)
 
     def validate_update(
-        self, store: Store, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> None:
         super().validate_update(store, rtype, new, old, subresource)
         check_single_global_default(store, new, creating=False)

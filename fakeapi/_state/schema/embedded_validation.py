@@ -13,6 +13,7 @@ from typing import Any
 
 from fakeapi._state.schema.messages import invalid
 from fakeapi._state.schema.structural import Node, key_path
+from fakeapi._state.validation import field
 from fakeapi._state.validation.names import is_dns1123_label, is_label_value, is_qualified_name
 from fakeapi._state.validation.objectmeta import ANNOTATIONS_TOTAL_LIMIT
 from fakeapi.errors import Cause
@@ -45,11 +46,7 @@ def validate_embedded(value: Any, node: Node | None, path: str, causes: list[Cau
 
 
 def _embedded_resource_causes(resource: dict[str, Any], path: str) -> list[Cause]:
-    causes = [
-        Cause("FieldValueRequired", "Required value", key_path(path, key))
-        for key in ("apiVersion", "kind")
-        if key not in resource
-    ]
+    causes = [field.required(key_path(path, key)).cause() for key in ("apiVersion", "kind") if key not in resource]
     for key, value in resource.items():
         where = key_path(path, key)
         if key in ("apiVersion", "kind") and not isinstance(value, str):
@@ -112,6 +109,5 @@ def _embedded_meta_causes(meta: dict[str, Any], path: str) -> list[Cause]:
         causes.extend(invalid(f"{path}.annotations", key, problem) for problem in is_qualified_name(key.lower()))
         total += len(key.encode()) + len(str(value).encode())
     if total > ANNOTATIONS_TOTAL_LIMIT:
-        limit = f"Too long: may not be more than {ANNOTATIONS_TOTAL_LIMIT} bytes"
-        causes.append(Cause("FieldValueTooLong", limit, f"{path}.annotations"))
+        causes.append(field.too_long(f"{path}.annotations", ANNOTATIONS_TOTAL_LIMIT).cause())
     return causes

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from fakeapi._patching.gostrconv import quote
 from fakeapi._state.schema.messages import field
 from fakeapi._state.schema.structural import Schema
+from fakeapi._state.validation import field as field_errors
 from fakeapi.errors import Cause
 
 __all__ = ["check_format", "supported_format"]
@@ -96,4 +97,4 @@ def check_format(value: str, format_name: str, path: str, causes: list[Cause]) -
     check = _FORMAT_CHECKS.get(format_name.replace("-", ""))
     if check is not None and not check(value):
         message = f"{path} in body must be of type {format_name}: {quote(value)}"
-        causes.append(Cause("FieldValueTypeInvalid", f"Invalid value: {quote(value)}: {message}", field(path)))
+        causes.append(field_errors.type_invalid(field(path), value, message).cause())

@@ -12,31 +12,17 @@ from typing import Any
 
 from fakeapi._patching.gostrconv import quote
 from fakeapi._patching.govalues import format_float as go_float
-from fakeapi._state.validation.field import go_value
+from fakeapi._state.validation import field as field_errors
 from fakeapi.errors import Cause
 
-__all__ = ["field", "go_float", "go_value_text", "invalid", "too_many", "type_invalid"]
-
-
-def _go_syntax(value: Any) -> str:
-    """``%#v`` of a decoded JSON value."""
-    if isinstance(value, dict):
-        inner = ", ".join(f"{quote(key)}:{_go_syntax(value[key])}" for key in sorted(value))
-        return "map[string]interface {}{" + inner + "}"
-    if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(_go_syntax(item) for item in value) + "}"
-    if value is None:
-        return "interface {}(nil)"
-    return go_value_text(value)
+__all__ = ["field", "go_float", "go_value_text", "invalid", "too_long", "too_many", "type_invalid"]
 
 
 def go_value_text(value: Any) -> str:
-    """How ``field.Error`` prints a bad value."""
-    if isinstance(value, float):
-        return go_float(value)
+    """How ``field.Error`` prints a bad value of a decoded JSON document (``%#v`` for maps and lists)."""
     if isinstance(value, (dict, list)):
-        return _go_syntax(value)
-    return go_value(value)
+        return field_errors.go_syntax(value)
+    return field_errors.go_value(value)
 
 
 def field(name: str) -> str:
@@ -45,12 +31,23 @@ def field(name: str) -> str:
 
 
 def invalid(path: str, value: Any, detail: str) -> Cause:
-    return Cause("FieldValueInvalid", f"Invalid value: {go_value_text(value)}: {detail}", path)
+    """``field.Invalid``'s cause."""
+    return field_errors.invalid(path, value, detail).cause()
 
 
 def type_invalid(path: str, type_name: str, observed: str) -> Cause:
+    """kube-openapi's type error as ``field.TypeInvalid``'s cause: the value is the observed type's name."""
     message = f"{path} in body must be of type {type_name}: {quote(observed)}"
-    return Cause("FieldValueTypeInvalid", f"Invalid value: {quote(observed)}: {message}", field(path))
+    return field_errors.type_invalid(field(path), observed, message).cause()
+
+
+# The two size errors of a custom resource's schema name their unit in the singular for a limit of 1,
+# where field.TooLong and field.TooMany of this Kubernetes version do not.
+
+
+def too_long(path: str, maximum: int) -> Cause:
+    unit = "byte" if maximum == 1 else "bytes"
+    return Cause("FieldValueTooLong", f"Too long: may not be more than {maximum} {unit}", field(path))
 
 
 def too_many(path: str, actual: int, maximum: int) -> Cause:

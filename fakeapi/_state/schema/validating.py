@@ -19,11 +19,11 @@ from typing import Any
 
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
-from fakeapi._patching.gostrconv import quote
 from fakeapi._state.schema.embedded_validation import validate_embedded
 from fakeapi._state.schema.formats import check_format, supported_format
-from fakeapi._state.schema.messages import field, go_float, go_value_text, invalid, too_many, type_invalid
+from fakeapi._state.schema.messages import field, go_float, invalid, too_long, too_many, type_invalid
 from fakeapi._state.schema.structural import Node, Schema, compiled, key_path
+from fakeapi._state.validation import field as field_errors
 from fakeapi.errors import Cause
 
 __all__ = ["validate"]
@@ -160,8 +160,7 @@ def _check_string(value: str, schema: Schema, path: str, causes: list[Cause]) ->
     # Only the first failing keyword is reported (kube-openapi's stringValidator returns early).
     max_length = schema.get("maxLength")
     if isinstance(max_length, int) and len(value) > max_length:
-        unit = "byte" if max_length == 1 else "bytes"
-        causes.append(Cause("FieldValueTooLong", f"Too long: may not be more than {max_length} {unit}", field(path)))
+        causes.append(too_long(path, max_length))
         return
     min_length = schema.get("minLength")
     if isinstance(min_length, int) and len(value) < min_length:
@@ -280,10 +279,7 @@ def _check_enum(value: Any, schema: Schema, path: str, causes: list[Cause]) -> N
     texts = [
         option if isinstance(option, str) else encode(normalize(copy.deepcopy(option))).decode() for option in allowed
     ]
-    message = f"Unsupported value: {go_value_text(value)}: supported values: " + ", ".join(
-        quote(text) for text in texts
-    )
-    causes.append(Cause("FieldValueNotSupported", message, field(path)))
+    causes.append(field_errors.not_supported(field(path), value, texts).cause())
 
 
 def _check_object(value: dict[str, Any], node: Node, path: str, causes: list[Cause]) -> None:
@@ -310,4 +306,4 @@ def _check_object(value: dict[str, Any], node: Node, path: str, causes: list[Cau
     required = schema.get("required")
     for name in required if isinstance(required, list) else []:
         if name not in value:
-            causes.append(Cause("FieldValueRequired", "Required value", field(f"{path}.{name}")))
+            causes.append(field_errors.required(field(f"{path}.{name}")).cause())

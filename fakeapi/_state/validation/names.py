@@ -91,13 +91,18 @@ def max_len_error(length: int) -> str:
     return f"must be no more than {length} characters"
 
 
+def _byte_len(text: str) -> int:
+    # Go's len() counts UTF-8 bytes, not characters.
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _matches(pattern: str, value: str) -> bool:
     return re.fullmatch(pattern, value) is not None
 
 
 def is_dns1123_label(value: str) -> list[str]:
     problems = []
-    if len(value) > 63:
+    if _byte_len(value) > 63:
         problems.append(max_len_error(63))
     if not _matches(_DNS1123_LABEL, value):
         if _matches(_DNS1123_SUBDOMAIN, value):
@@ -109,7 +114,7 @@ def is_dns1123_label(value: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     problems = []
-    if len(value) > 253:
+    if _byte_len(value) > 253:
         problems.append(max_len_error(253))
     if not _matches(_DNS1123_SUBDOMAIN, value):
         problems.append(regex_error(_DNS1123_SUBDOMAIN_MESSAGE, _DNS1123_SUBDOMAIN, "example.com"))
@@ -118,7 +123,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
 
 def is_dns1035_label(value: str) -> list[str]:
     problems = []
-    if len(value) > 63:
+    if _byte_len(value) > 63:
         problems.append(max_len_error(63))
     if not _matches(_DNS1035_LABEL, value):
         problems.append(regex_error(_DNS1035_LABEL_MESSAGE, _DNS1035_LABEL, "my-name", "abc-123"))
@@ -145,7 +150,7 @@ def is_qualified_name(value: str) -> list[str]:
         ]
     if not name:
         problems.append("name part must be non-empty")
-    elif len(name) > 63:
+    elif _byte_len(name) > 63:
         problems.append("name part " + max_len_error(63))
     if not _matches(_QUALIFIED_NAME, name):
         problems.append(
@@ -156,7 +161,7 @@ def is_qualified_name(value: str) -> list[str]:
 
 def is_label_value(value: str) -> list[str]:
     problems = []
-    if len(value) > 63:
+    if _byte_len(value) > 63:
         problems.append(max_len_error(63))
     if not _matches(_LABEL_VALUE, value):
         problems.append(regex_error(_LABEL_VALUE_MESSAGE, _LABEL_VALUE, "MyValue", "my_value", "12345"))
@@ -166,7 +171,7 @@ def is_label_value(value: str) -> list[str]:
 def is_port_name(value: str) -> list[str]:
     """``IsValidPortName``: an IANA service name."""
     problems = []
-    if len(value) > 15:
+    if _byte_len(value) > 15:
         problems.append(max_len_error(15))
     if not _matches("[-a-z0-9]+", value):
         problems.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
@@ -191,7 +196,7 @@ def is_env_var_name(value: str) -> list[str]:
 
 def is_config_map_key(value: str) -> list[str]:
     problems = []
-    if len(value) > 253:
+    if _byte_len(value) > 253:
         problems.append(max_len_error(253))
     if not _matches(_CONFIG_MAP_KEY, value):
         problems.append(regex_error(_CONFIG_MAP_KEY_MESSAGE, _CONFIG_MAP_KEY, "key.name", "KEY_NAME", "key-name"))
