@@ -52,7 +52,7 @@ from fakeapi._http.writes import handle_create, handle_patch, handle_update
 from fakeapi._patching.lazynode import deep_recursion
 from fakeapi._state.authorization import forbidden_error
 from fakeapi._state.journal import JournalEntry
-from fakeapi._state.kinds import BUILTIN_TYPES
+from fakeapi._state.releases import kube_release
 from fakeapi._state.requesters import Requester, acting_for
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.reviews import ReviewStrategy
@@ -61,7 +61,6 @@ from fakeapi.errors import APIError
 
 __all__ = ["build_server"]
 
-_BUILTIN_GROUP_VERSIONS = {(t.group, t.version) for t in BUILTIN_TYPES}
 _HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
 
 Handler = Callable[[web.BaseRequest, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
@@ -100,15 +99,16 @@ def _method_not_allowed() -> APIError:
 async def _non_resource(request: web.BaseRequest, state: ServerState, info: RequestInfo) -> web.StreamResponse | None:
     path = request.path.rstrip("/") or "/"
     registry = state.store.registry
+    release = kube_release(registry.kube_version)
     if path == "/version":
-        return web.Response(body=discovery.version_info(), content_type="application/json")
+        return web.Response(body=discovery.version_info(release), content_type="application/json")
     if path in _HEALTH_PATHS:
         return web.Response(text="ok", content_type="text/plain")
     if path in (OPENID_CONFIGURATION_PATH, JWKS_PATH) and request.method == "GET":
         return openid_response(state, path)
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
     if path in ("/api", "/apis"):
-        aggregated = aggregated_version(request.headers.get("Accept"))
+        aggregated = aggregated_version(request.headers.get("Accept"), release)
         if aggregated is not None:
             return discovery_response(
                 registry, core=path == "/api", version=aggregated, if_none_match=request.headers.get("If-None-Match")
@@ -213,7 +213,7 @@ async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamRe
         return non_resource
     if not info.is_resource_request:
         return _plain_not_found()
-    builtin_group_version = (info.group, info.version) in _BUILTIN_GROUP_VERSIONS
+    builtin_group_version = (info.group, info.version) in state.store.registry.builtin_group_versions
     rtype = state.store.registry.resolve(info.group, info.version, info.resource)
     if rtype is None:
         if builtin_group_version:

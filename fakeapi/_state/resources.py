@@ -94,6 +94,9 @@ class ResourceType:
     # A kind of k8s.io/api: held as its Go struct, so stored and written in the struct's field order
     # (:mod:`fakeapi._state.typed`); custom resources and the kinds of other modules keep sorted keys.
     struct_order: bool = False
+    # The first Kubernetes release whose kube-apiserver serves it by default ("1.33"); empty for
+    # every release fakeapi knows (:mod:`fakeapi._state.releases`).
+    since: str = ""
 
     # The subresources' names, computed once: the write path asks for them on every write.
     subresources: frozenset[str] = field(init=False, compare=False, repr=False)

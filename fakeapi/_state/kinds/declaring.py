@@ -27,6 +27,7 @@ def builtin(
     printer: Printer | None = None,
     stored_as: tuple[str, str, str] | None = None,
     struct_order: bool = True,
+    since: str = "",
 ) -> ResourceType:
     return ResourceType(
         group=group,
@@ -44,6 +45,7 @@ def builtin(
         printer=printer,
         stored_as=stored_as,
         struct_order=struct_order,
+        since=since,
     )
 
 
