@@ -40,12 +40,12 @@ from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.impersonation import ImpersonationError, impersonate
-from fakeapi._http.keys import ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
+from fakeapi._http.keys import DEPRECATION, ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
 from fakeapi._http.openid import JWKS_PATH, OPENID_CONFIGURATION_PATH, openid_response
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
-from fakeapi._http.responses import error_response, object_response, wants_pretty
+from fakeapi._http.responses import error_response, object_response, wants_pretty, warn_first
 from fakeapi._http.scale import handle_scale
 from fakeapi._http.watches import handle_watch
 from fakeapi._http.writes import handle_create, handle_patch, handle_update
@@ -233,6 +233,9 @@ async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamRe
             return _plain_not_found()
         raise _route_not_found()
     handler = _resolve_handler(info, rtype)
+    deprecation = None if info.subresource else rtype.deprecation(kube_release(state.store.registry.kube_version).minor)
+    if deprecation is not None:
+        request[DEPRECATION] = deprecation
     return await handler(request, state, info, rtype)
 
 
@@ -351,6 +354,9 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     except Exception as error:
         state.errors.append(f"{request.method} {request.path_qs}: {traceback.format_exc()}")
         response = error_response(APIError.internal(f"fakeapi internal error: {type(error).__name__}: {error}"))
+    deprecation = request.get(DEPRECATION)
+    if deprecation is not None and not response.prepared:
+        warn_first(response, deprecation)
     context = request.get(PATCH_CONTEXT)
     if context is not None:
         entry.diagnoses = list(context.diagnoses)

@@ -64,3 +64,12 @@ def test_a_short_name_of_1_34_is_unknown_to_1_33(tmp_path: Path) -> None:
     assert 'the server doesn\'t have a resource type "vac"' in old[2]
     assert new[0] == 0, new[2]
     assert new[1] == "volumeattributesclass.storage.k8s.io/fast\n"
+
+
+def test_kubectl_get_endpoints_warns_from_1_33(tmp_path: Path) -> None:
+    with threaded_server(kube_version="1.33") as server:
+        code, out, err = run_kubectl(server.kubeconfig(tmp_path / "kubeconfig"), tmp_path, "get", "endpoints", "-A")
+
+    assert code == 0, err
+    assert "kubernetes" in out
+    assert err == "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n"

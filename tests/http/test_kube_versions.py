@@ -124,3 +124,29 @@ def test_an_unknown_release_is_refused() -> None:
             ValueError, match=f"unknown Kubernetes version '{version}': fakeapi serves 1.32, 1.33, 1.34"
         ):
             FakeAPIServer(kube_version=version)
+
+
+def test_endpoints_are_deprecated_from_1_33_on_every_verb(server: FakeAPIServer) -> None:
+    endpoints = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "web"}}
+    answers = [
+        call(server, "POST", "/api/v1/namespaces/default/endpoints", endpoints),
+        call(server, "GET", "/api/v1/namespaces/default/endpoints/web"),
+        call(server, "GET", "/api/v1/endpoints"),
+        call(server, "GET", "/api/v1/namespaces/default/endpoints/missing"),
+        call(server, "DELETE", "/api/v1/namespaces/default/endpoints/web"),
+    ]
+
+    statuses = [status for status, _, _ in answers]
+    warned = [headers.get("Warning") for _, headers, _ in answers]
+    assert statuses == [201, 200, 200, 404, 200]
+    if server.kube_version == "1.32":
+        assert warned == [None] * 5
+    else:
+        assert warned == ['299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'] * 5
+
+
+def test_component_statuses_are_deprecated_since_1_19(server: FakeAPIServer) -> None:
+    status, headers, _ = call(server, "GET", "/api/v1/componentstatuses")
+
+    assert status == 200
+    assert headers["Warning"] == '299 - "v1 ComponentStatus is deprecated in v1.19+"'

@@ -28,6 +28,8 @@ def builtin(
     stored_as: tuple[str, str, str] | None = None,
     struct_order: bool = True,
     since: str = "",
+    deprecated_in: str = "",
+    replacement: str = "",
 ) -> ResourceType:
     return ResourceType(
         group=group,
@@ -46,6 +48,8 @@ def builtin(
         stored_as=stored_as,
         struct_order=struct_order,
         since=since,
+        deprecated_in=deprecated_in,
+        replacement=replacement,
     )
 
 
