@@ -71,7 +71,7 @@ _BY_KIND = {(t.group, t.version, t.kind): t for t in reversed(BUILTIN_TYPES)}
 
 
 def builtin_type(group: str, version: str, kind: str) -> ResourceType:
-    """The descriptor of a built-in kind; ``KeyError`` if the fake does not serve it."""
+    """The descriptor of a built-in kind of any release; ``KeyError`` if no release the fake serves has it."""
     return _BY_KIND[(group, version, kind)]
 
 
