@@ -33,6 +33,7 @@ from fakeapi._http.options import parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
 from fakeapi._patching import decode, encode
 from fakeapi._state.kinds import builtin_type
+from fakeapi._state.typed import go_structs
 
 GOAL = 3.0
 
@@ -129,7 +130,7 @@ def computation(media_type: str, body: bytes, stored: dict[str, Any]) -> Callabl
     options = parse_write_options("PatchOptions", MultiDict(), "kubectl/v1.32.4")
 
     def run() -> Any:
-        return compute_patch(rtype, media_type, body, options, PatchContext())(stored)
+        return compute_patch(rtype, media_type, body, options, PatchContext(go_structs()))(stored)
 
     return run
 

@@ -47,7 +47,7 @@ def main() -> None:
             {"op": "test", "path": "/metadata/uid", "value": uid},
             {"op": "replace", "path": "/spec/counter", "value": counter},
         ]
-        context = PatchContext(lambda document: store.encoding_of(rtype, document))
+        context = PatchContext(store.registry.structs, lambda document: store.encoding_of(rtype, document))
         compute_new = compute_patch(rtype, "application/json-patch+json", json.dumps(patch).encode(), options, context)
         store.update(rtype, NAMESPACE, name, lambda current: compute_new(served(rtype, current)), manager="bench")
 

@@ -37,10 +37,13 @@ from fakeapi.server import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_HISTORY_BYTES,
     DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_KUBE_VERSION,
     DEFAULT_MAX_BYTES,
+    KUBE_VERSIONS,
     FakeAPIServer,
     load_rank,
     new_event_loop,
+    parse_kube_version,
 )
 
 __all__ = ["main"]
@@ -61,6 +64,13 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number from 0 to 65535")
     return port
+
+
+def _kube_version(text: str) -> str:
+    try:
+        return parse_kube_version(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -150,6 +160,18 @@ def _parser() -> argparse.ArgumentParser:
             "always-allow (the default: every request is allowed) or rbac: authorize every request from the "
             "Roles, ClusterRoles and bindings in the store, as kube-apiserver's RBAC authorizer does, with its "
             "403s; rbac implies --token-auth (the kubeconfig's admin token is in system:masters)"
+        ),
+    )
+    serve.add_argument(
+        "--kube-version",
+        metavar="VERSION",
+        type=_kube_version,
+        default=DEFAULT_KUBE_VERSION,
+        help=(
+            f"the Kubernetes release to be: {', '.join(KUBE_VERSIONS)} (default: %(default)s). It sets the "
+            "built-in kinds' fields (typed decoding, field order, protobuf), the resources discovery serves "
+            "(1.33 adds networking.k8s.io/v1 IPAddress and ServiceCIDR; 1.34 resource.k8s.io/v1 and "
+            "storage.k8s.io/v1 VolumeAttributesClass) and /version"
         ),
     )
     serve.add_argument(
@@ -476,6 +498,7 @@ async def _serve(args: argparse.Namespace) -> int:
         token_auth=args.token_auth,
         authorization=args.authorization,
         namespace_controllers=args.namespace_controllers,
+        kube_version=args.kube_version,
     )
     token_auth = server.token_auth
     exposure = _exposure_warning(args.host, token_auth, args.tls)

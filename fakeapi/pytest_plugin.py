@@ -42,6 +42,10 @@ Settings (ini)
     ``default`` ServiceAccount and ``kube-root-ca.crt``, as kube-controller-manager gives them.
     False is ``FakeAPIServer(namespace_controllers=False)``; a ``namespace_controllers`` key in
     ``fakeapi_server_options`` wins over it.
+    ``fakeapi_kube_version`` (``1.32`` by default, or ``1.33``, ``1.34``): the Kubernetes release the
+    session's server is (``FakeAPIServer(kube_version=...)``: its built-in kinds' fields, the
+    resources discovery serves, ``/version``); a ``kube_version`` key in ``fakeapi_server_options``
+    wins over it.
 
 Marker
     ``@pytest.mark.fakeapi(crds=[...], objects=[...])`` preloads CRDs, then objects, before the
@@ -55,6 +59,9 @@ Marker
     kubeconfig as ``admin`` in ``system:masters``; ``fakeapi.permissions(service_account=...)``
     reports what the identity used, was refused and was granted in vain. Other tests run
     with the session's ``authorization`` (``AlwaysAllow`` unless ``fakeapi_server_options`` says).
+    ``@pytest.mark.fakeapi(kube_version="1.34")`` runs the test against a server of that release:
+    the session's when it is that release, otherwise one started for it on the first such test and
+    kept for the session (with the session's other options), reset before every test like the first.
 
 The journal, as assertions
     ``fakeapi.requests(**criteria)`` is the journal's requests that match, oldest first, as
@@ -107,7 +114,7 @@ __all__ = [
     "kube_api_client",
 ]
 
-_MARKER_KEYS = ("crds", "objects", "authorization")
+_MARKER_KEYS = ("crds", "objects", "authorization", "kube_version")
 # The kubeconfig default each client library computes from KUBECONFIG once, when it is imported.
 _KUBECONFIG_DEFAULTS = {
     "kubernetes.config.kube_config": "~/.kube/config",
@@ -139,13 +146,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=True,
     )
+    parser.addini(
+        "fakeapi_kube_version",
+        "the Kubernetes release the session's fake apiserver is: 1.32, 1.33 or 1.34 (default: 1.32)",
+        default="1.32",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "fakeapi(crds=[...], objects=[...]): preload CRDs and objects (dicts, or YAML/JSON files and folders "
-        "relative to the rootdir) into the fakeapi server before the test",
+        "fakeapi(crds=[...], objects=[...], authorization=..., kube_version=...): preload CRDs and objects "
+        "(dicts, or YAML/JSON files and folders relative to the rootdir) into the fakeapi server before the "
+        "test; authorize its requests as AlwaysAllow or RBAC; run it against a server of that Kubernetes release",
     )
 
 
@@ -430,12 +443,43 @@ def fakeapi_server(fakeapi_server_options: dict[str, Any], pytestconfig: pytest.
     """The session's server (one per xdist worker), not reset; tests use ``fakeapi``, which resets it."""
     from fakeapi.server import FakeAPIServer
 
-    options = {"namespace_controllers": pytestconfig.getini("fakeapi_namespace_controllers"), **fakeapi_server_options}
+    options = {
+        "namespace_controllers": pytestconfig.getini("fakeapi_namespace_controllers"),
+        "kube_version": pytestconfig.getini("fakeapi_kube_version"),
+        **fakeapi_server_options,
+    }
     server = FakeAPIServer(**options).start_in_thread()
     try:
         yield server
     finally:
         server.stop_thread()
+
+
+class _ReleaseServers:
+    """The session's servers by Kubernetes release, each with the new cluster it resets to."""
+
+    def __init__(self, first: FakeAPIServer, options: dict[str, Any]) -> None:
+        self._options = options
+        self._servers: dict[str, tuple[FakeAPIServer, StoreSnapshot]] = {first.kube_version: (first, _pristine(first))}
+        self._started: list[FakeAPIServer] = []
+
+    def get(self, kube_version: str) -> tuple[FakeAPIServer, StoreSnapshot]:
+        from fakeapi.server import FakeAPIServer, parse_kube_version
+
+        try:
+            kube_version = parse_kube_version(kube_version)
+        except ValueError as error:
+            pytest.fail(f"@pytest.mark.fakeapi(kube_version=...): {error}", pytrace=False)
+        found = self._servers.get(kube_version)
+        if found is None:
+            server = FakeAPIServer(**{**self._options, "kube_version": kube_version}).start_in_thread()
+            self._started.append(server)
+            found = self._servers[kube_version] = (server, _pristine(server))
+        return found
+
+    def stop(self) -> None:
+        for server in self._started:
+            server.stop_thread()
 
 
 def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any]]:
@@ -447,7 +491,7 @@ def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any
         if marker.args or unknown:
             given = [repr(arg) for arg in marker.args] + unknown
             pytest.fail(
-                "@pytest.mark.fakeapi takes only crds=[...], objects=[...] and authorization=..., "
+                "@pytest.mark.fakeapi takes only crds=[...], objects=[...], authorization=... and kube_version=..., "
                 f"not {', '.join(given)}"
             )
         for key, target in (("crds", crds), ("objects", objects)):
@@ -465,31 +509,51 @@ def _marker_authorization(request: pytest.FixtureRequest) -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def _fakeapi_pristine(fakeapi_server: FakeAPIServer) -> StoreSnapshot:
+def _marker_kube_version(request: pytest.FixtureRequest) -> str | None:
+    """The ``kube_version`` the closest ``fakeapi`` marker asks for, if any."""
+    for marker in request.node.iter_markers("fakeapi"):
+        if "kube_version" in marker.kwargs:
+            return str(marker.kwargs["kube_version"])
+    return None
+
+
+def _pristine(server: FakeAPIServer) -> StoreSnapshot:
     """The new cluster every test starts from, captured once: restoring it is cheaper than rebuilding it."""
-    fakeapi_server.reset()
-    return fakeapi_server.snapshot()
+    server.reset()
+    return server.snapshot()
+
+
+@pytest.fixture(scope="session")
+def _fakeapi_servers(
+    fakeapi_server: FakeAPIServer, fakeapi_server_options: dict[str, Any], pytestconfig: pytest.Config
+) -> Iterator[_ReleaseServers]:
+    options = {"namespace_controllers": pytestconfig.getini("fakeapi_namespace_controllers"), **fakeapi_server_options}
+    servers = _ReleaseServers(fakeapi_server, options)
+    try:
+        yield servers
+    finally:
+        servers.stop()
 
 
 @pytest.fixture
 def fakeapi(
     request: pytest.FixtureRequest,
     fakeapi_server: FakeAPIServer,
-    _fakeapi_pristine: StoreSnapshot,
+    _fakeapi_servers: _ReleaseServers,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[FakeAPI]:
     """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
-    fakeapi_server.set_gate(None)
-    fakeapi_server.restore(_fakeapi_pristine)
-    fakeapi_server.set_authorization(_marker_authorization(request) or fakeapi_server.configured_authorization)
+    server, pristine = _fakeapi_servers.get(_marker_kube_version(request) or fakeapi_server.kube_version)
+    server.set_gate(None)
+    server.restore(pristine)
+    server.set_authorization(_marker_authorization(request) or server.configured_authorization)
     crds, objects = _marker_sources(request)
     if crds:
-        fakeapi_server.load(*crds)
+        server.load(*crds)
     if objects:
-        fakeapi_server.load(*objects)
-    yield FakeAPI(fakeapi_server, tmp_path_factory)
-    errors = list(fakeapi_server.errors)
+        server.load(*objects)
+    yield FakeAPI(server, tmp_path_factory)
+    errors = list(server.errors)
     if errors:
         count = f"{len(errors)} server-side error" + ("s" if len(errors) > 1 else "")
         pytest.fail(f"fakeapi failed while serving this test ({count}):\n\n" + "\n".join(errors), pytrace=False)

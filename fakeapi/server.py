@@ -39,8 +39,10 @@ from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journa
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.permission_reports import granted_roles, render_report
+from fakeapi._state.releases import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, parse_kube_version
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.store import StoreSnapshot
+from fakeapi._state.typed import GoStructs
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
 from fakeapi.errors import APIError
 
@@ -49,7 +51,9 @@ __all__ = [
     "DEFAULT_HEADER_TIMEOUT",
     "DEFAULT_HISTORY_BYTES",
     "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_KUBE_VERSION",
     "DEFAULT_MAX_BYTES",
+    "KUBE_VERSIONS",
     "FakeAPIServer",
     "GateDecision",
     "GateRequest",
@@ -61,6 +65,7 @@ __all__ = [
     "Subresource",
     "WatchValve",
     "new_event_loop",
+    "parse_kube_version",
 ]
 
 _LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
@@ -97,10 +102,10 @@ def _documents(source: str | Path | dict[str, Any] | Iterable[Any]) -> Iterator[
         yield from _documents(item)
 
 
-def _decoded(rtype: ResourceType, document: dict[str, Any]) -> dict[str, Any]:
+def _decoded(rtype: ResourceType, document: dict[str, Any], structs: GoStructs) -> dict[str, Any]:
     """The object as the apiserver decodes a create of it with ``fieldValidation=Strict`` (kubectl apply's):
     a custom resource pruned and defaulted by its schema, metadata typed; an unknown field is an error."""
-    return decode_object_body(rtype, encode(document), "application/json", "Strict").obj
+    return decode_object_body(rtype, encode(document), "application/json", "Strict", structs).obj
 
 
 def load_rank(document: dict[str, Any]) -> int:
@@ -196,6 +201,7 @@ class FakeAPIServer:
         token_auth: bool = False,
         authorization: str = "AlwaysAllow",
         namespace_controllers: bool = True,
+        kube_version: str = DEFAULT_KUBE_VERSION,
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -213,9 +219,12 @@ class FakeAPIServer:
         authorizer does (docs/rbac.md); RBAC implies ``token_auth``, since a token must say who asks.
         ``namespace_controllers`` (on by default) gives every namespace the ``default``
         ServiceAccount and the ``kube-root-ca.crt`` ConfigMap, as kube-controller-manager does
-        (docs/bootstrap.md).
+        (docs/bootstrap.md). ``kube_version`` (``1.32``, ``1.33`` or ``1.34``) is the Kubernetes release
+        the server is: its built-in kinds' Go structs, the resources discovery serves, ``/version``
+        (docs/kinds.md); any other is a ``ValueError``.
         """
         authorization = _authorization_mode(authorization)
+        kube_version = parse_kube_version(kube_version)
         token_auth = token_auth or authorization == "RBAC"
         self.host = host
         self.port = port
@@ -232,6 +241,7 @@ class FakeAPIServer:
             idle_timeout=idle_timeout,
             token_auth=token_auth,
             authorization=authorization,
+            kube_version=kube_version,
         )
         self.tls = tls
         # The cluster's CA exists whether or not it serves HTTPS: kube-root-ca.crt publishes it.
@@ -325,6 +335,11 @@ class FakeAPIServer:
         return asyncio.run_coroutine_threadsafe(wrapper(), loop).result()
 
     # -- what tests use ---------------------------------------------------------------------------
+
+    @property
+    def kube_version(self) -> str:
+        """The Kubernetes release the server is: ``"1.32"``, ``"1.33"`` or ``"1.34"``."""
+        return self._state.store.registry.kube_version
 
     @property
     def url(self) -> str:
@@ -518,7 +533,7 @@ class FakeAPIServer:
                 namespace = (metadata_of(document).get("namespace") or "default") if rtype.namespaced else ""
                 if rtype.namespaced:
                     document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
-                document = _decoded(rtype, document)
+                document = _decoded(rtype, document, self._state.store.registry.structs)
                 created.append(self._state.store.create(rtype, namespace, document, manager=manager).object)
             return created
 
@@ -537,7 +552,7 @@ class FakeAPIServer:
                 name = metadata_of(document).get("name", "")
                 if rtype.namespaced:
                     document = {**document, "metadata": {**metadata_of(document), "namespace": namespace}}
-                document = _decoded(rtype, document)
+                document = _decoded(rtype, document, self._state.store.registry.structs)
                 if self._state.store.find(rtype, namespace, name) is None:
                     results.append(self._state.store.create(rtype, namespace, document, manager="fakeapi").object)
                     continue

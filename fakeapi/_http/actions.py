@@ -65,12 +65,13 @@ def _pretty(request: web.BaseRequest) -> bool:
     return wants_pretty(request.query, request.headers.get("User-Agent", ""))
 
 
-async def _decoded(request: web.BaseRequest, rtype: ResourceType) -> tuple[dict[str, object], list[str]]:
+async def _decoded(
+    request: web.BaseRequest, state: ServerState, rtype: ResourceType
+) -> tuple[dict[str, object], list[str]]:
     body = await read_body(request)
     options = parse_write_options("CreateOptions", request.query, request.headers.get("User-Agent", ""))
-    decoded = decode_object_body(
-        rtype, body, body_media_type(request.headers.get("Content-Type")), options.field_validation
-    )
+    media_type = body_media_type(request.headers.get("Content-Type"))
+    decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
     api_version = decoded.obj.get("apiVersion") or ""
     group = api_version.split("/")[0] if isinstance(api_version, str) and "/" in api_version else ""
     if group != rtype.group:
@@ -84,7 +85,7 @@ async def handle_review(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer_for(request)
-    review, warnings = await _decoded(request, rtype)
+    review, warnings = await _decoded(request, state, rtype)
     strategy = strategy_of(rtype)
     assert isinstance(strategy, ReviewStrategy)
     if rtype.namespaced:
@@ -106,7 +107,7 @@ async def handle_token(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     answer_for(request)
-    token_request, warnings = await _decoded(request, _TOKEN_REQUEST)
+    token_request, warnings = await _decoded(request, state, _TOKEN_REQUEST)
     answered = request_token(state.store, info.namespace, info.name, token_request)
     return object_response(answered, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
 
@@ -115,7 +116,7 @@ async def handle_binding(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     bindings = builtin_type("", "v1", "Binding")
-    binding, warnings = await _decoded(request, bindings)
+    binding, warnings = await _decoded(request, state, bindings)
     name = info.name if info.subresource else str(metadata_of(binding).get("name") or "")
     pods = builtin_type("", "v1", "Pod")
     bind_pod(state.store, pods, info.namespace, name, binding)
@@ -125,7 +126,7 @@ async def handle_binding(
 async def handle_eviction(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
-    eviction, warnings = await _decoded(request, _EVICTION)
+    eviction, warnings = await _decoded(request, state, _EVICTION)
     budgets = builtin_type("policy", "v1", "PodDisruptionBudget")
     evict_pod(state.store, rtype, budgets, info.namespace, info.name, eviction)
     return object_response(_SUCCESS, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)

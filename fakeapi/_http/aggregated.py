@@ -9,7 +9,9 @@ Reproduced from ``k8s.io/apiserver/pkg/endpoints/discovery/aggregated`` (``handl
   ``freshness: Current`` and its resources sorted by name: resource, responseKind (empty group and
   version for a built-in, the CRD's own for a custom resource), scope, singularResource, verbs,
   shortNames, categories, and subresources with their responseKind and verbs;
-* ``v2`` and, still served in 1.32, ``v2beta1`` (the same shape under its own apiVersion);
+* ``v2`` and, up to 1.32, ``v2beta1`` (the same shape under its own apiVersion); from 1.33 the
+  AggregatedDiscoveryRemoveBetaType gate is on by default, so a ``v2beta1`` clause of Accept is
+  one the server cannot serve and negotiation moves on to the next;
 * ``ETag`` is the quoted upper-case hex SHA-512 of the document's JSON, ``Vary: Accept``, and a
   matching ``If-None-Match`` is ``304 Not Modified``.
 """
@@ -24,22 +26,24 @@ from aiohttp import web
 from fakeapi._http.negotiation import accept_clauses
 from fakeapi._http.responses import encode_body
 from fakeapi._state.registry import Registry
+from fakeapi._state.releases import Release
 from fakeapi._state.resources import ResourceType
 
 __all__ = ["aggregated_version", "discovery_response"]
 
 _GROUP = "apidiscovery.k8s.io"
-_VERSIONS = ("v2", "v2beta1")
+_BETA_REMOVED_IN = 33
 
 
-def aggregated_version(accept: str | None) -> str | None:
-    """``v2`` or ``v2beta1`` when the first clause the server can serve asks for aggregated discovery."""
+def aggregated_version(accept: str | None, release: Release) -> str | None:
+    """``v2`` (or ``v2beta1`` before 1.33) when the first clause the server can serve asks for aggregated discovery."""
+    served = ("v2",) if release.minor >= _BETA_REMOVED_IN else ("v2", "v2beta1")
     for media, params in accept_clauses(accept or ""):
         if media not in ("application/json", "application/*", "*/*"):
             continue
         if not params.get("as"):
             return None
-        if params.get("as") == "APIGroupDiscoveryList" and params.get("g") == _GROUP and params.get("v") in _VERSIONS:
+        if params.get("as") == "APIGroupDiscoveryList" and params.get("g") == _GROUP and params.get("v") in served:
             return params["v"]
     return None
 

@@ -28,10 +28,10 @@ from fakeapi._http.authentication import USER, User, request_attributes
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.impersonation import ImpersonationError, impersonate
-from fakeapi._http.keys import ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
+from fakeapi._http.keys import DEPRECATION, ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
-from fakeapi._http.responses import error_response, wants_pretty
+from fakeapi._http.responses import error_response, wants_pretty, warn_first
 from fakeapi._http.routing import dispatch
 from fakeapi._patching.lazynode import deep_recursion
 from fakeapi._state.authorization import forbidden_error
@@ -115,6 +115,9 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
         raise
     except Exception as error:
         response = _error_answer(request, state, error, pretty=pretty)
+    deprecation = request.get(DEPRECATION)
+    if deprecation is not None and not response.prepared:
+        warn_first(response, deprecation)
     context = request.get(PATCH_CONTEXT)
     if context is not None:
         entry.diagnoses = list(context.diagnoses)

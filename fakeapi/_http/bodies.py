@@ -23,7 +23,7 @@ from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
 from fakeapi._patching.yamltojson import YAMLToJSONError, yaml_to_json
 from fakeapi._state import schema
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.typed import go_structs
+from fakeapi._state.typed import GoStructs
 from fakeapi._state.typed.converting import convert_unstructured
 from fakeapi._state.typed.decoding import TypedError, TypedObject, decode_typed, go_type_name
 from fakeapi.errors import APIError
@@ -67,9 +67,12 @@ def _cannot_handle(rtype: ResourceType, kind: str, version: str, problem: str) -
     return APIError.bad_request(f'{kind} in version "{version}" cannot be handled as a {rtype.kind}: {problem}')
 
 
-def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_validation: str) -> DecodedBody:
+def decode_object_body(
+    rtype: ResourceType, body: bytes, media_type: str, field_validation: str, structs: GoStructs
+) -> DecodedBody:
+    """The body as the apiserver decodes it into ``rtype``, with ``structs`` the server's Go types."""
     if media_type == PROTOBUF:
-        return _finish_decoding(rtype, _decode_protobuf(rtype, body), None, body, field_validation)
+        return _finish_decoding(rtype, _decode_protobuf(rtype, body, structs), None, body, field_validation, structs)
     original = body
     if media_type == "application/yaml":
         try:
@@ -83,16 +86,16 @@ def decode_object_body(rtype: ResourceType, body: bytes, media_type: str, field_
     except GoNumberRangeError as error:
         value = _decode_type_meta_only(rtype, body, original)
         raise _cannot_handle(rtype, value.get("kind", ""), _version_of(value), str(error)) from None
-    return _finish_decoding(rtype, value, body, original, field_validation)
+    return _finish_decoding(rtype, value, body, original, field_validation, structs)
 
 
-def _decode_protobuf(rtype: ResourceType, body: bytes) -> dict[str, Any]:
+def _decode_protobuf(rtype: ResourceType, body: bytes, structs: GoStructs) -> dict[str, Any]:
     """A Kubernetes protobuf body (what kubectl's typed generators send) as its JSON form."""
     # Imported on the first protobuf body: building its message tables is most of the import.
     from fakeapi._http.protobuf import ProtobufError, decode_protobuf
 
     try:
-        return decode_protobuf(body, api_version=rtype.api_version, kind=rtype.kind)
+        return decode_protobuf(body, api_version=rtype.api_version, kind=rtype.kind, kube_version=structs.version)
     except ProtobufError as error:
         if error.kind:
             version = error.api_version.rsplit("/", 1)[-1]
@@ -101,7 +104,7 @@ def _decode_protobuf(rtype: ResourceType, body: bytes) -> dict[str, Any]:
 
 
 def _finish_decoding(
-    rtype: ResourceType, value: Any, body: bytes | None, original: bytes, field_validation: str
+    rtype: ResourceType, value: Any, body: bytes | None, original: bytes, field_validation: str, structs: GoStructs
 ) -> DecodedBody:
     """From the decoded value on: type meta, strict checks, ObjectMeta, the CRD schema.
 
@@ -151,7 +154,7 @@ def _finish_decoding(
         except PreDecodeError as error:
             raise _cannot_handle(rtype, kind, version, str(error)) from None
     if not rtype.custom:
-        value, unknown, problem = coerce_builtin(rtype, value)
+        value, unknown, problem = coerce_builtin(rtype, value, structs)
         if problem is not None:
             raise _cannot_handle(rtype, kind, version, problem)
         strict.extend(unknown)
@@ -167,11 +170,12 @@ def _finish_decoding(
     return DecodedBody(value, strict if field_validation == "Warn" else [])
 
 
-def coerce_builtin(rtype: ResourceType, value: dict[str, Any]) -> tuple[dict[str, Any], list[str], str | None]:
+def coerce_builtin(
+    rtype: ResourceType, value: dict[str, Any], structs: GoStructs
+) -> tuple[dict[str, Any], list[str], str | None]:
     """The typed decode of a built-in kind (``runtime.Decode`` into its Go type, then the conversion to
     the resource's internal type): the object as Go writes it back, the strict errors, and the error
     text when it does not decode (docs/typed-decoding.md)."""
-    structs = go_structs()
     wanted = structs.kind_struct(rtype.api_version, rtype.kind)
     if wanted is None:
         return value, [], None  # not a k8s.io/api kind (CustomResourceDefinition, APIService)
@@ -197,12 +201,11 @@ def coerce_builtin(rtype: ResourceType, value: dict[str, Any]) -> tuple[dict[str
 
 
 def convert_patched(
-    rtype: ResourceType, value: dict[str, Any], *, collect_unknown: bool
+    rtype: ResourceType, value: dict[str, Any], structs: GoStructs, *, collect_unknown: bool
 ) -> tuple[TypedObject, str | None] | None:
     """A strategic merge patch's result converted into the resource's Go type
     (``FromUnstructuredWithValidation``): the typed object, or the converter's error text; None for
     a kind outside ``k8s.io/api``, which keeps the map as merged."""
-    structs = go_structs()
     struct = structs.kind_struct(rtype.api_version, rtype.kind)
     if struct is None:
         return None

@@ -16,6 +16,7 @@ from fakeapi._http.authorizing import Authorization
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
+from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 from fakeapi._state.store import Store
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES, Watcher
 from fakeapi.errors import APIError
@@ -40,6 +41,7 @@ class ServerConfig:
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     token_auth: bool = False
     authorization: str = "AlwaysAllow"
+    kube_version: str = DEFAULT_KUBE_VERSION
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,7 @@ class ServerState:
             seed=self.config.seed,
             watch_queue_limit=self.config.watch_queue_limit,
             history_max_bytes=self.config.history_max_bytes,
+            kube_version=self.config.kube_version,
         )
         self.journal = Journal(
             self.config.journal_limit,

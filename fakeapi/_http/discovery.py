@@ -11,9 +11,9 @@ import json
 from typing import Any
 
 from fakeapi._state.registry import Registry
+from fakeapi._state.releases import Release
 
 __all__ = [
-    "KUBERNETES_VERSION",
     "api_group",
     "api_group_list",
     "api_resource_list",
@@ -21,19 +21,17 @@ __all__ = [
     "version_info",
 ]
 
-KUBERNETES_VERSION = "v1.32.0"
 
-
-def version_info() -> bytes:
-    """``WriteRawJSON``: indented with two spaces and no trailing newline."""
+def version_info(release: Release) -> bytes:
+    """``WriteRawJSON`` of the release's ``version.Info``: indented with two spaces and no trailing newline."""
     info = {
         "major": "1",
-        "minor": "32",
-        "gitVersion": f"{KUBERNETES_VERSION}+fakeapi",
+        "minor": str(release.minor),
+        "gitVersion": f"{release.git_version}+fakeapi",
         "gitCommit": "0000000000000000000000000000000000000000",
         "gitTreeState": "clean",
         "buildDate": "2026-01-01T00:00:00Z",
-        "goVersion": "go1.23.0",
+        "goVersion": release.go_version,
         "compiler": "gc",
         "platform": "linux/amd64",
     }

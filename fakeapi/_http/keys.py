@@ -9,7 +9,7 @@ from fakeapi._http.patching import PatchContext
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state.journal import Journal, JournalEntry
 
-__all__ = ["ENTRY", "INFO", "JOURNAL", "PATCH_CONTEXT", "STALE_REVISION", "STREAM", "VALVE"]
+__all__ = ["DEPRECATION", "ENTRY", "INFO", "JOURNAL", "PATCH_CONTEXT", "STALE_REVISION", "STREAM", "VALVE"]
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("fakeapi_info", RequestInfo)
 ENTRY: web.RequestKey[JournalEntry] = web.RequestKey("fakeapi_entry", JournalEntry)
@@ -19,3 +19,5 @@ STALE_REVISION: web.RequestKey[int] = web.RequestKey("fakeapi_stale_revision", i
 VALVE: web.RequestKey[WatchValve] = web.RequestKey("fakeapi_valve", WatchValve)
 # A streamed answer whose headers went out: what the journal records if the client leaves mid-stream.
 STREAM: web.RequestKey[web.StreamResponse] = web.RequestKey("fakeapi_stream", web.StreamResponse)
+# The deprecation warning of the resource the request reached: every answer on its path carries it first.
+DEPRECATION: web.RequestKey[str] = web.RequestKey("fakeapi_deprecation", str)

@@ -21,13 +21,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from fakeapi._http.discovery import KUBERNETES_VERSION
 from fakeapi._http.openapi_definitions import REF_PREFIX, group_version_definitions, kind_definition_name
 from fakeapi._http.openapi_paths import Operation, group_version_operations
 from fakeapi._http.openapi_protobuf import document_protobuf
 from fakeapi._patching.godecode import decode
 from fakeapi._patching.goencode import encode
 from fakeapi._state.registry import Registry
+from fakeapi._state.releases import kube_release
 from fakeapi._state.resources import ResourceType
 
 __all__ = ["openapi_v2_document"]
@@ -145,7 +145,7 @@ def _serialized(kube_version: str, custom: bytes) -> tuple[bytes, dict[str, Any]
         definitions.update(gv_definitions)
     document = {
         "definitions": dict(sorted(definitions.items())),
-        "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION},
+        "info": {"title": "Kubernetes", "version": kube_release(kube_version).git_version},
         "paths": dict(sorted(paths.items())),
         "swagger": "2.0",
     }

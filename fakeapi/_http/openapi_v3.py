@@ -19,11 +19,11 @@ import functools
 import hashlib
 from typing import Any
 
-from fakeapi._http.discovery import KUBERNETES_VERSION
 from fakeapi._http.openapi_definitions import REF_PREFIX, group_version_definitions
 from fakeapi._http.openapi_paths import Operation, group_version_operations
 from fakeapi._patching.goencode import encode
 from fakeapi._state.registry import Registry
+from fakeapi._state.releases import kube_release
 from fakeapi._state.typed.openapi_schemas import INT_OR_STRING, QUANTITY
 
 __all__ = [
@@ -135,7 +135,7 @@ def _build(registry: Registry, group: str, version: str) -> dict[str, Any] | Non
     definitions = group_version_definitions(registry, types)
     return {
         "components": {"schemas": {name: _v3_definition(name, schema) for name, schema in definitions.items()}},
-        "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION},
+        "info": {"title": "Kubernetes", "version": kube_release(registry.kube_version).git_version},
         "openapi": "3.0.0",
         "paths": paths,
     }

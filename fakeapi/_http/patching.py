@@ -36,6 +36,7 @@ from fakeapi._patching import (
     predecode_merge_patch,
 )
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.typed import GoStructs
 from fakeapi._state.validation import field
 from fakeapi.errors import GENERIC_INVALID_MESSAGE, APIError, GroupResource
 
@@ -54,7 +55,9 @@ class ApiserverPanic(Exception):
 class PatchContext:
     """What a patch computation reports besides the new object."""
 
-    def __init__(self, encoding_of: Callable[[dict[str, Any]], bytes] | None = None) -> None:
+    def __init__(self, structs: GoStructs, encoding_of: Callable[[dict[str, Any]], bytes] | None = None) -> None:
+        # The server's Go types: the patched object is decoded into them.
+        self.structs = structs
         self.warnings: list[str] = []
         self.diagnoses: list[str] = []
         self._encoding_of = encoding_of
@@ -100,7 +103,7 @@ def decode_patched(
 
     strict: list[str] = []
     if not rtype.custom:
-        value, strict, problem = coerce_builtin(rtype, value)
+        value, strict, problem = coerce_builtin(rtype, value, context.structs)
         if problem is not None:
             raise fail(problem)
     checked, unknown = check_object_meta(value, fail)
@@ -214,7 +217,7 @@ def _strategic_merge_patch(
     from fakeapi._patching.smp import StrategicMergeError, StrategicMergePanic, strategic_merge_patch
     from fakeapi._state.typed.patchmeta import kind_patch_meta
 
-    meta = kind_patch_meta(rtype.api_version, rtype.kind) or PLAIN
+    meta = kind_patch_meta(context.structs, rtype.api_version, rtype.kind) or PLAIN
     collect_unknown = options.field_validation in ("Warn", "Strict")
 
     def compute(current: dict[str, Any]) -> Any:
@@ -235,7 +238,7 @@ def _strategic_merge_patch(
             if error.code == 400:
                 raise APIError.bad_request(error.message) from None
             raise APIError.internal(error.message) from None
-        converted = convert_patched(rtype, value, collect_unknown=collect_unknown)
+        converted = convert_patched(rtype, value, context.structs, collect_unknown=collect_unknown)
         if converted is None:
             return value
         typed, problem = converted

@@ -23,7 +23,7 @@ from fakeapi._patching.gofloat import GoFloat
 from fakeapi._patching.gostrconv import quote
 from fakeapi.errors import APIError
 
-__all__ = ["encode_body", "error_response", "object_response", "wants_pretty", "warning_header_value"]
+__all__ = ["encode_body", "error_response", "object_response", "wants_pretty", "warn_first", "warning_header_value"]
 
 JSON = "application/json"
 _PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")
@@ -112,6 +112,17 @@ def _add_warnings(response: web.StreamResponse, warnings: Iterable[str]) -> None
         header = warning_header_value(text)
         if header is not None:
             response.headers.add("Warning", header)
+
+
+def warn_first(response: web.StreamResponse, text: str) -> None:
+    """``AddWarningsHandler``: the endpoint's warning goes out before any the handler added (once)."""
+    header = warning_header_value(text)
+    if header is None:
+        return
+    others = [value for value in response.headers.getall("Warning", ()) if value != header]
+    response.headers.popall("Warning", None)
+    for value in (header, *others):
+        response.headers.add("Warning", value)
 
 
 def object_response(

@@ -27,7 +27,7 @@ from fakeapi._http.actions import (
 from fakeapi._http.aggregated import aggregated_version, discovery_response
 from fakeapi._http.context import ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
-from fakeapi._http.keys import INFO
+from fakeapi._http.keys import DEPRECATION, INFO
 from fakeapi._http.openid import JWKS_PATH, OPENID_CONFIGURATION_PATH, openid_response
 from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo
@@ -35,14 +35,13 @@ from fakeapi._http.responses import object_response, wants_pretty
 from fakeapi._http.scale import handle_scale
 from fakeapi._http.watches import handle_watch
 from fakeapi._http.writes import handle_create, handle_patch, handle_update
-from fakeapi._state.kinds import BUILTIN_TYPES
+from fakeapi._state.releases import kube_release
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.reviews import ReviewStrategy
 from fakeapi.errors import APIError
 
 __all__ = ["dispatch"]
 
-_BUILTIN_GROUP_VERSIONS = {(t.group, t.version) for t in BUILTIN_TYPES}
 _HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
 
 Handler = Callable[[web.BaseRequest, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
@@ -65,15 +64,16 @@ def _method_not_allowed() -> APIError:
 async def _non_resource(request: web.BaseRequest, state: ServerState, info: RequestInfo) -> web.StreamResponse | None:
     path = request.path.rstrip("/") or "/"
     registry = state.store.registry
+    release = kube_release(registry.kube_version)
     if path == "/version":
-        return web.Response(body=discovery.version_info(), content_type="application/json")
+        return web.Response(body=discovery.version_info(release), content_type="application/json")
     if path in _HEALTH_PATHS:
         return web.Response(text="ok", content_type="text/plain")
     if path in (OPENID_CONFIGURATION_PATH, JWKS_PATH) and request.method == "GET":
         return openid_response(state, path)
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
     if path in ("/api", "/apis"):
-        aggregated = aggregated_version(request.headers.get("Accept"))
+        aggregated = aggregated_version(request.headers.get("Accept"), release)
         if aggregated is not None:
             return discovery_response(
                 registry, core=path == "/api", version=aggregated, if_none_match=request.headers.get("If-None-Match")
@@ -175,7 +175,7 @@ async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamRe
         return non_resource
     if not info.is_resource_request:
         return _plain_not_found()
-    builtin_group_version = (info.group, info.version) in _BUILTIN_GROUP_VERSIONS
+    builtin_group_version = (info.group, info.version) in state.store.registry.builtin_group_versions
     rtype = state.store.registry.resolve(info.group, info.version, info.resource)
     if rtype is None:
         if builtin_group_version:
@@ -195,4 +195,7 @@ async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamRe
             return _plain_not_found()
         raise _route_not_found()
     handler = _resolve_handler(info, rtype)
+    deprecation = None if info.subresource else rtype.deprecation(kube_release(state.store.registry.kube_version).minor)
+    if deprecation is not None:
+        request[DEPRECATION] = deprecation
     return await handler(request, state, info, rtype)

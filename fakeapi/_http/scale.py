@@ -91,7 +91,7 @@ async def handle_scale(
     answer = answer_for(request)
     body = await read_body(request)
     options = parse_write_options("PatchOptions" if info.verb == "patch" else "UpdateOptions", request.query, "")
-    context = PatchContext()
+    context = PatchContext(state.store.registry.structs)
     if info.verb == "patch":
         compute_scale = compute_patch(SCALE_TYPE, media_type, body, options, context)
     else:

@@ -20,11 +20,12 @@ from aiohttp.abc import AbstractStreamWriter
 
 from fakeapi._http.answers import served, served_encoding
 from fakeapi._http.context import ServerState
-from fakeapi._http.keys import STREAM, VALVE
+from fakeapi._http.keys import DEPRECATION, STREAM, VALVE
 from fakeapi._http.negotiation import negotiate_answer
 from fakeapi._http.options import parse_list_options, parse_resource_version
 from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._http.responses import warn_first
 from fakeapi._patching.goencode import encode, encode_in_order
 from fakeapi._state.encodings import KeptByIdentity
 from fakeapi._state.objects import metadata_of
@@ -119,6 +120,9 @@ async def handle_watch(
     response = web.StreamResponse(status=200)
     response.content_type = "application/json"
     response.enable_chunked_encoding()
+    deprecation = request.get(DEPRECATION)
+    if deprecation is not None:
+        warn_first(response, deprecation)
     writer = await response.prepare(request)
     assert writer is not None
     request[STREAM] = response

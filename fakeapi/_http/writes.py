@@ -64,7 +64,7 @@ async def handle_create(
     media_type = body_media_type(request.headers.get("Content-Type"))
     body = await read_body(request)
     options = parse_write_options("CreateOptions", request.query, request.headers.get("User-Agent", ""))
-    decoded = decode_object_body(rtype, body, media_type, options.field_validation)
+    decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
     _check_api_version(rtype, decoded.obj)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     obj = {
@@ -102,7 +102,7 @@ async def handle_update(
     body = await read_body(request)
     options = parse_write_options("UpdateOptions", request.query, request.headers.get("User-Agent", ""))
     media_type = body_media_type(request.headers.get("Content-Type"))
-    decoded = decode_object_body(rtype, body, media_type, options.field_validation)
+    decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
     _check_api_version(rtype, decoded.obj)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     _check_name(info, obj)
@@ -155,7 +155,7 @@ async def handle_patch(
     options = parse_write_options("PatchOptions", request.query, request.headers.get("User-Agent", ""))
     if media_type == APPLY_PATCH:
         return await _server_side_apply(request, state, info, rtype, answer, body, options)
-    context = PatchContext(lambda document: state.store.encoding_of(rtype, document))
+    context = PatchContext(state.store.registry.structs, lambda document: state.store.encoding_of(rtype, document))
     request[PATCH_CONTEXT] = context
     compute_new = compute_patch(rtype, media_type, body, options, context)
     namespace = info.namespace if rtype.namespaced else ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._state.kinds import BUILTIN_TYPES, builtin_type
+from fakeapi._state.kinds import builtin_type, builtin_types
 from fakeapi._state.kinds.custom import types_from_crd
 from fakeapi._state.resources import ResourceType, kube_version_sort_key
 from fakeapi._state.typed import DEFAULT_KUBE_VERSION, GoStructs, go_structs
@@ -23,6 +23,9 @@ class Registry:
 
     def __init__(self, kube_version: str = DEFAULT_KUBE_VERSION) -> None:
         self.kube_version = kube_version
+        self.builtin_types = builtin_types(kube_version)
+        # The built-in group versions: a URL under one that names no resource is the installer's 404.
+        self.builtin_group_versions = frozenset((t.group, t.version) for t in self.builtin_types)
         self._custom: dict[str, list[ResourceType]] = {}
         self._index: dict[tuple[str, str, str], ResourceType] | None = None
 
@@ -48,7 +51,7 @@ class Registry:
         self._changed()
 
     def all_types(self) -> list[ResourceType]:
-        types = list(BUILTIN_TYPES)
+        types = list(self.builtin_types)
         for crd_types in self._custom.values():
             types.extend(crd_types)
         return types

@@ -95,12 +95,28 @@ class ResourceType:
     # A kind of k8s.io/api: held as its Go struct, so stored and written in the struct's field order
     # (:mod:`fakeapi._state.typed`); custom resources and the kinds of other modules keep sorted keys.
     struct_order: bool = False
+    # The first Kubernetes release whose kube-apiserver serves it by default ("1.33"); empty for
+    # every release fakeapi knows (:mod:`fakeapi._state.releases`).
+    since: str = ""
+    # Its Go type's ``APILifecycleDeprecated`` ("1.33") and ``APILifecycleReplacement``
+    # ("discovery.k8s.io/v1 EndpointSlice", in ``zz_generated.prerelease-lifecycle.go`` or
+    # ``lifecycle.go``): from that release on, every request to it is warned (:meth:`deprecation`).
+    deprecated_in: str = ""
+    replacement: str = ""
 
     # The subresources' names, computed once: the write path asks for them on every write.
     subresources: frozenset[str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "subresources", frozenset(sub.name for sub in self.subresource_table))
+
+    def deprecation(self, kube_minor: int) -> str | None:
+        """``deprecation.WarningMessage``, which the installer adds to every handler of the resource's
+        path when ``IsDeprecated`` at the server's release; None before that release."""
+        if not self.deprecated_in or int(self.deprecated_in.split(".")[1]) > kube_minor:
+            return None
+        text = f"{self.group_version} {self.kind} is deprecated in v{self.deprecated_in}+"
+        return f"{text}; use {self.replacement}" if self.replacement else text
 
     def subresource(self, name: str) -> Subresource | None:
         return next((sub for sub in self.subresource_table if sub.name == name), None)

@@ -35,6 +35,7 @@ from fakeapi._state.clock import Clock
 from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_revision_slot
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
+from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.signing_keys import SigningKey
 from fakeapi._state.storeview import Committed, Key, ObjectId
@@ -90,9 +91,10 @@ class Store:
         seed: int = 0,
         watch_queue_limit: int = 10000,
         history_max_bytes: int = DEFAULT_HISTORY_BYTES,
+        kube_version: str = DEFAULT_KUBE_VERSION,
     ) -> None:
         self.clock = clock
-        self.registry = Registry()
+        self.registry = Registry(kube_version)
         self.finalizing: set[str] = set()
         # kube-controller-manager's per-namespace controllers (namespace_content), and the CA they publish.
         self.namespace_controllers = True

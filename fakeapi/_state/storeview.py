@@ -40,6 +40,8 @@ class Committed:
 class RegistryView(Protocol):
     """The resource types served right now (:class:`~fakeapi._state.registry.Registry`)."""
 
+    kube_version: str
+
     @property
     def namespaces(self) -> ResourceType: ...
 

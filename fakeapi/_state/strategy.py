@@ -100,7 +100,7 @@ class Strategy:
         if self.rules is not None:
             errors += validate_kube_finalizers(meta.get("finalizers"))
             errors += self.rules.create(obj)
-        causes = field.causes(errors) + self.validate_content(rtype, obj)
+        causes = field.causes(errors, store.registry.kube_version) + self.validate_content(rtype, obj)
         self._raise_if(rtype, name, causes)
 
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
@@ -175,7 +175,9 @@ class Strategy:
         errors += [error for error in meta_errors if error not in errors]
         if self.rules is not None and subresource in ("", "scale"):
             errors += self.rules.on_update(new, old)
-        causes = field.causes(errors) + self.validate_content(rtype, new, subresource=subresource)
+        causes = field.causes(errors, store.registry.kube_version) + self.validate_content(
+            rtype, new, subresource=subresource
+        )
         self._raise_if(rtype, name, causes)
 
     def warnings_on_update(self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[str]:

@@ -23,6 +23,7 @@ from fakeapi._http.patching import ApiserverPanic, PatchContext, compute_patch
 from fakeapi._patching import encode
 from fakeapi._patching.smp import StrategicMergeError, StrategicMergePanic, strategic_merge_patch
 from fakeapi._state.kinds import builtin_type
+from fakeapi._state.typed import go_structs
 from fakeapi._state.typed.patchmeta import kind_patch_meta
 from fakeapi.errors import APIError
 
@@ -56,7 +57,7 @@ def _type_of(kind: str) -> Any:
 def _compute(case: dict[str, Any]) -> Any:
     rtype = _type_of(case["kind"])
     options = parse_write_options("PatchOptions", MultiDict(), "kubectl/v1.32.4")
-    compute = compute_patch(rtype, STRATEGIC_MERGE_PATCH, case["patch"].encode(), options, PatchContext())
+    compute = compute_patch(rtype, STRATEGIC_MERGE_PATCH, case["patch"].encode(), options, PatchContext(go_structs()))
     return compute(OBJECTS[case["kind"]])
 
 
@@ -108,7 +109,7 @@ def _variant_of(case: dict[str, Any], merged: Any) -> dict[str, Any] | None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_the_merged_map_is_kubectls(case: dict[str, Any]) -> None:
-    meta = kind_patch_meta(OBJECTS[case["kind"]]["apiVersion"], case["kind"])
+    meta = kind_patch_meta(go_structs(), OBJECTS[case["kind"]]["apiVersion"], case["kind"])
     assert meta is not None
     patch = json.loads(case["patch"])
     if "panic" in case:
@@ -169,7 +170,7 @@ def test_the_patch_ends_as_the_apiserver_ends_it(case: dict[str, Any]) -> None:
 
 def _ends_as_one_of_the_outcomes(case: dict[str, Any]) -> None:
     rtype = _type_of(case["kind"])
-    meta = kind_patch_meta(rtype.api_version, case["kind"])
+    meta = kind_patch_meta(go_structs(), rtype.api_version, case["kind"])
     assert meta is not None
     try:
         merged = strategic_merge_patch(OBJECTS[case["kind"]], json.loads(case["patch"]), meta)

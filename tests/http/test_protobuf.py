@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from fakeapi._http.protobuf import MAGIC, ProtobufError, decode_protobuf
 from fakeapi._http.protobuf.messages import ANY_VERSION_KINDS
-from fakeapi._http.protobuf.schema import INTEGERS, SCHEMA
+from fakeapi._http.protobuf.schema import INTEGERS, protobuf_schema
 from fakeapi._state.typed import go_structs
 
 untimed = settings(deadline=None)  # Hypothesis's deadline would assert a wall-clock time
@@ -92,7 +92,7 @@ def encode_value(type_name: str, value: Any) -> int | bytes:
 
 def json_names(message: str) -> set[str]:
     names = set()
-    for entry in SCHEMA[message].fields:
+    for entry in protobuf_schema().messages[message].fields:
         names |= json_names(entry.type) if entry.inline else {entry.name}
     return names
 
@@ -102,7 +102,7 @@ def encode(message: str, obj: dict[str, Any]) -> bytes:
     unknown = set(obj) - json_names(message)
     assert not unknown, f"{message} has no fields {unknown}"
     out = b""
-    for entry in SCHEMA[message].fields:
+    for entry in protobuf_schema().messages[message].fields:
         if entry.inline:
             out += field(
                 entry.number, encode(entry.type, {k: v for k, v in obj.items() if k in json_names(entry.type)})

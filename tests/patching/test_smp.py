@@ -19,6 +19,7 @@ from fakeapi._patching.smp import (
     StrategicMergePanic,
     strategic_merge_patch,
 )
+from fakeapi._state.typed import go_structs
 from fakeapi._state.typed.patchmeta import kind_patch_meta
 
 CORE = ("", "v1")
@@ -68,7 +69,7 @@ SIDECAR = {"name": "sidecar", "image": "sidecar:1"}
 
 def patch_meta_for(group: str, version: str, kind: str) -> PatchMeta:
     """The metadata the PATCH handler uses for a built-in kind: its Go struct's."""
-    meta = kind_patch_meta(f"{group}/{version}" if group else version, kind)
+    meta = kind_patch_meta(go_structs(), f"{group}/{version}" if group else version, kind)
     assert meta is not None
     return meta
 

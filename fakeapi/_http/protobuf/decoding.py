@@ -33,11 +33,11 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from fakeapi._http.protobuf.messages import ANY_VERSION_KINDS
-from fakeapi._http.protobuf.schema import INTEGERS, MAP_ENTRIES, SCHEMA, Field, Message
+from fakeapi._http.protobuf.schema import INTEGERS, Field, Message, ProtobufSchema, protobuf_schema
 from fakeapi._http.protobuf.wire import BYTES, VARINT, ProtobufError, read_fields, read_varint, signed
 from fakeapi._patching.godecode import GoNumberRangeError, GoSyntaxError, decode
 from fakeapi._patching.rawtext import decode_utf8
-from fakeapi._state.typed import go_structs
+from fakeapi._state.typed import DEFAULT_KUBE_VERSION, go_structs
 
 __all__ = ["MAGIC", "decode_protobuf"]
 
@@ -65,11 +65,17 @@ _RAW_EXTENSION = {1: ("Raw", (BYTES,))}
 
 
 def decode_protobuf(
-    body: bytes, *, api_version: str = "", kind: str = "", unknown_fields: list[str] | None = None
+    body: bytes,
+    *,
+    api_version: str = "",
+    kind: str = "",
+    unknown_fields: list[str] | None = None,
+    kube_version: str = DEFAULT_KUBE_VERSION,
 ) -> dict[str, Any]:
     """The object of a ``application/vnd.kubernetes.protobuf`` body, ``kind`` and ``apiVersion`` first.
 
-    ``api_version`` and ``kind`` are the request's defaults for an envelope that leaves them out.
+    ``api_version`` and ``kind`` are the request's defaults for an envelope that leaves them out;
+    the messages are those of ``kube_version``'s Go structs.
     Raises :class:`ProtobufError` with the apiserver's error text.
     """
     if not body:
@@ -91,8 +97,9 @@ def decode_protobuf(
         raise ProtobufError(
             f"Object '{missing}' is missing in '{go_type_meta}'", api_version=actual_version, kind=actual_kind
         )
-    name = go_structs().kind_struct(actual_version, actual_kind) or ANY_VERSION_KINDS.get(actual_kind)
-    if name is None or name not in SCHEMA:
+    schema = protobuf_schema(kube_version)
+    name = go_structs(kube_version).kind_struct(actual_version, actual_kind) or ANY_VERSION_KINDS.get(actual_kind)
+    if name is None or name not in schema.messages:
         raise ProtobufError(
             f"no kind {_go_quote(actual_kind)} is registered for version {_go_quote(actual_version)} "
             f"in scheme {_go_quote(_SCHEME)}",
@@ -100,7 +107,7 @@ def decode_protobuf(
             kind=actual_kind,
         )
     try:
-        fields = _Decoder(unknown_fields).message(_as_bytes(envelope.get(2, b"")), SCHEMA[name], "")
+        fields = _Decoder(unknown_fields, schema).message(_as_bytes(envelope.get(2, b"")), schema.messages[name], "")
     except ProtobufError as error:
         raise ProtobufError(error.message, api_version=actual_version, kind=actual_kind) from None
     return {"kind": actual_kind, "apiVersion": actual_version, **fields}
@@ -141,8 +148,10 @@ def _last_values(
 class _Decoder:
     """Renders the messages of one object, collecting the paths of unknown fields."""
 
-    def __init__(self, unknown_fields: list[str] | None) -> None:
+    def __init__(self, unknown_fields: list[str] | None, schema: ProtobufSchema) -> None:
         self.unknown_fields = unknown_fields
+        self.messages = schema.messages
+        self.map_entries = schema.map_entries
 
     def message(self, data: bytes, message: Message, path: str) -> dict[str, Any]:
         values: dict[int, list[int | bytes]] = {}
@@ -184,7 +193,7 @@ class _Decoder:
             elif field.presence == "*" or (field.presence == "?" and field.type in _ZEROS):
                 return
             elif field.inline:
-                out.update(self.message(b"", SCHEMA[field.type], child))
+                out.update(self.message(b"", self.messages[field.type], child))
             else:
                 out[field.name] = self._zero(field.type, child)
             return
@@ -199,7 +208,7 @@ class _Decoder:
             return _ZEROS[type_name]
         if type_name in _SPECIAL_ZEROS:
             return _SPECIAL_ZEROS[type_name]
-        return self.message(b"", SCHEMA[type_name], path)
+        return self.message(b"", self.messages[type_name], path)
 
     def _value(self, type_name: str, values: list[int | bytes], path: str) -> Any:
         """One field's value from all its occurrences on the wire (a repeated field passes one)."""
@@ -225,12 +234,12 @@ class _Decoder:
             return _fields_v1(joined)
         if type_name == "RawExtension":
             return _raw_extension(joined)
-        message = SCHEMA[type_name]
+        message = self.messages[type_name]
         rendered = self.message(joined, message, path)
         return rendered.get("items") if message.is_list else rendered
 
     def _map(self, value_type: str, entries: list[int | bytes], path: str) -> dict[str, Any]:
-        entry_message = MAP_ENTRIES[value_type]
+        entry_message = self.map_entries[value_type]
         items: dict[str, Any] = {}
         for entry in entries:
             values: dict[int, list[int | bytes]] = {}

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from fakeapi._http.protobuf.messages import list_messages, messages
 from fakeapi._http.protobuf.wire import BYTES, VARINT
+from fakeapi._state.typed import DEFAULT_KUBE_VERSION
 
 __all__ = [
     "INTEGERS",
-    "MAP_ENTRIES",
     "SCALARS",
-    "SCHEMA",
     "SPECIALS",
     "Field",
     "Message",
+    "ProtobufSchema",
+    "protobuf_schema",
 ]
 
 INTEGERS = {"i32": 32, "i64": 64}
@@ -84,21 +86,28 @@ def _message(name: str, spec: str, *, is_list: bool = False) -> Message:
     return Message(name, tuple(fields), by_number, wire, is_list)
 
 
-def _schema() -> dict[str, Message]:
-    lists = list_messages()
-    schema = {name: _message(name, spec, is_list=name in lists) for name, spec in messages().items()}
+@dataclass(frozen=True)
+class ProtobufSchema:
+    """Every message of one Kubernetes version, and the map entry message of each map value type."""
+
+    messages: dict[str, Message]
+    # A map field is a repeated entry message (``key = 1``, ``value = 2``), one per value type.
+    map_entries: dict[str, Message]
+
+
+@functools.cache
+def protobuf_schema(version: str = DEFAULT_KUBE_VERSION) -> ProtobufSchema:
+    """The messages of ``version``'s struct data, built on the first protobuf body of that version."""
+    lists = list_messages(version)
+    schema = {name: _message(name, spec, is_list=name in lists) for name, spec in messages(version).items()}
     for message in schema.values():
         for field in message.fields:
             if field.type not in SCALARS and field.type not in SPECIALS and field.type not in schema:
                 raise ValueError(f"{message.name}.{field.name} refers to unknown message {field.type}")
-    return schema
-
-
-SCHEMA = _schema()
-# A map field is a repeated entry message (``key = 1``, ``value = 2``), one per value type.
-MAP_ENTRIES = {
-    field.type: _message(f"{field.type}Entry", f"1 key s, 2 value {field.type}")
-    for message in SCHEMA.values()
-    for field in message.fields
-    if field.map
-}
+    entries = {
+        field.type: _message(f"{field.type}Entry", f"1 key s, 2 value {field.type}")
+        for message in schema.values()
+        for field in message.fields
+        if field.map
+    }
+    return ProtobufSchema(schema, entries)

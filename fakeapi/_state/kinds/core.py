@@ -194,9 +194,18 @@ TYPES: tuple[ResourceType, ...] = (
         verbs=("get", "list"),
         short_names=("cs",),
         printer=COMPONENT_STATUS_PRINTER,
+        deprecated_in="1.19",
     ),
     builtin(
-        "", "v1", "endpoints", "Endpoints", short_names=("ep",), printer=ENDPOINTS_PRINTER, defaulter=endpoints_defaults
+        "",
+        "v1",
+        "endpoints",
+        "Endpoints",
+        short_names=("ep",),
+        printer=ENDPOINTS_PRINTER,
+        defaulter=endpoints_defaults,
+        deprecated_in="1.33",
+        replacement="discovery.k8s.io/v1 EndpointSlice",
     ),
     builtin("", "v1", "limitranges", "LimitRange", short_names=("limits",), defaulter=limit_range_defaults),
     builtin(

@@ -27,6 +27,9 @@ def builtin(
     printer: Printer | None = None,
     stored_as: tuple[str, str, str] | None = None,
     struct_order: bool = True,
+    since: str = "",
+    deprecated_in: str = "",
+    replacement: str = "",
 ) -> ResourceType:
     return ResourceType(
         group=group,
@@ -44,6 +47,9 @@ def builtin(
         printer=printer,
         stored_as=stored_as,
         struct_order=struct_order,
+        since=since,
+        deprecated_in=deprecated_in,
+        replacement=replacement,
     )
 
 

@@ -1,4 +1,7 @@
-"""``networking.k8s.io/v1``: Ingresses, IngressClasses and NetworkPolicies; spec changes bump the generation."""
+"""``networking.k8s.io/v1``: Ingresses, IngressClasses and NetworkPolicies (spec changes bump the
+generation), and from 1.33, when MultiCIDRServiceAllocator went GA, IPAddresses and ServiceCIDRs
+(``pkg/registry/networking/ipaddress`` and ``servicecidr``: no short names, ServiceCIDR with a
+status subresource)."""
 
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ TYPES: tuple[ResourceType, ...] = (
         strategy=_GENERATION,
         printer=INGRESS_PRINTER,
     ),
+    builtin(_GROUP, "v1", "ipaddresses", "IPAddress", False, since="1.33"),
     builtin(
         _GROUP,
         "v1",
@@ -44,4 +48,5 @@ TYPES: tuple[ResourceType, ...] = (
         printer=NETWORK_POLICY_PRINTER,
         defaulter=network_policy_defaults,
     ),
+    builtin(_GROUP, "v1", "servicecidrs", "ServiceCIDR", False, subresources=(Subresource("status"),), since="1.33"),
 )

@@ -1,4 +1,6 @@
-"""``storage.k8s.io/v1``: StorageClasses, CSI objects and VolumeAttachments, stored and served."""
+"""``storage.k8s.io/v1``: StorageClasses, CSI objects and VolumeAttachments, stored and served; from
+1.34, when the VolumeAttributesClass gate went GA, VolumeAttributesClasses (short name ``vac``,
+``pkg/registry/storage/volumeattributesclass/storage``)."""
 
 from __future__ import annotations
 
@@ -39,5 +41,8 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         subresources=(Subresource("status"),),
         printer=VOLUME_ATTACHMENT_PRINTER,
+    ),
+    builtin(
+        _GROUP, "v1", "volumeattributesclasses", "VolumeAttributesClass", False, short_names=("vac",), since="1.34"
     ),
 )

@@ -21,7 +21,7 @@ import functools
 from fakeapi._patching.gostrconv import quote
 from fakeapi._patching.patchmeta import FieldMeta, PatchMeta, split_strategies
 from fakeapi._patching.smperrors import StrategicMergeError
-from fakeapi._state.typed.structs import GoStructs, go_structs
+from fakeapi._state.typed.structs import GoStructs
 
 __all__ = ["kind_patch_meta", "struct_patch_meta"]
 
@@ -142,8 +142,7 @@ def struct_patch_meta(structs: GoStructs, go_type: str) -> PatchMeta:
     return _meta(structs, go_type)
 
 
-def kind_patch_meta(api_version: str, kind: str) -> PatchMeta | None:
+def kind_patch_meta(structs: GoStructs, api_version: str, kind: str) -> PatchMeta | None:
     """The schema of a built-in kind's versioned type; None for a kind outside ``k8s.io/api``."""
-    structs = go_structs()
     struct = structs.kind_struct(api_version, kind)
     return None if struct is None else _meta(structs, struct)

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-__all__ = ["DEFAULT_KUBE_VERSION", "GoField", "GoStructs", "go_structs"]
+from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 
-DEFAULT_KUBE_VERSION = "1.32"
+__all__ = ["DEFAULT_KUBE_VERSION", "GoField", "GoStructs", "go_structs"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from typing import Any
 
 from fakeapi._patching.gostrconv import quote
 from fakeapi._patching.govalues import format_float as go_float
+from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 from fakeapi.errors import Cause
 
 __all__ = [
@@ -51,7 +52,7 @@ __all__ = [
     "type_invalid",
 ]
 
-DEFAULT_VERSION = "1.32"
+DEFAULT_VERSION = DEFAULT_KUBE_VERSION
 
 REQUIRED = "FieldValueRequired"
 INVALID = "FieldValueInvalid"
