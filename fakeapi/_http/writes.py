@@ -198,6 +198,9 @@ async def _server_side_apply(
     manager = require_manager(request.query.get("fieldManager"))
     applied = decode_apply_body(body)
     _check_api_version(rtype, applied)
+    field_ownership.check_applied(
+        applied, field_ownership.kind_atom(rtype), group=rtype.group, version=rtype.version, kind=rtype.kind
+    )
     applied = _check_body_namespace(rtype, info, applied)
     _check_name(info, applied)
     namespace = info.namespace if rtype.namespaced else ""

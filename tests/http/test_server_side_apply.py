@@ -231,3 +231,40 @@ async def test_a_custom_resources_map_list_merges_per_key(client: RawClient) -> 
     assert fields_of(merged.json())["b"] == (
         '{"f:spec":{"f:ports":{"k:{\\"name\\":\\"metrics\\"}":{".":{},"f:name":{},"f:port":{}}},"f:tags":{}}}'
     )
+
+
+async def test_an_applied_list_the_schema_cannot_key_is_structured_merge_diffs_500(client: RawClient) -> None:
+    body = deployment(
+        [{"image": "nginx"}, {"name": "b", "image": "x"}, {"name": "b", "image": "y"}], namespace="default"
+    )
+
+    refused = await apply(client, "a", body)
+
+    assert (refused.status, refused.body) == (
+        500,
+        b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"failed to create typed '
+        b"patch object (default/web; apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0: "
+        b'associative list with keys has an element that omits key field \\"name\\" (and doesn\'t have default '
+        b'value)","code":500}\n',
+    )
+    duplicated = await apply(
+        client, "a", deployment([{"name": "b", "image": "x"}, {"name": "b", "image": "y"}], finalizers=["f", "f"])
+    )
+    assert duplicated.json()["message"] == (
+        "failed to create typed patch object (/web; apps/v1, Kind=Deployment): errors:\n"
+        '  .metadata.finalizers: duplicate entries for key [="f"]\n'
+        '  .spec.template.spec.containers: duplicate entries for key [name="b"]'
+    )
+    assert (await client.get(f"{DEPLOYMENTS}/web")).status == 404
+
+
+async def test_an_apply_that_carries_managed_fields_is_refused(client: RawClient) -> None:
+    body = deployment([{"name": "a", "image": "nginx"}], managedFields=[])
+
+    refused = await apply(client, "a", body)
+
+    assert (refused.status, refused.json()["reason"], refused.json()["message"]) == (
+        400,
+        "BadRequest",
+        "metadata.managedFields must be nil",
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._state.field_ownership.applying import applied_fields, merge_applied
+from fakeapi._state.field_ownership.applying import applied_fields, check_applied, merge_applied
 from fakeapi._state.field_ownership.conflicts import conflict_error
 from fakeapi._state.field_ownership.fieldpath import encode_fields
 from fakeapi._state.field_ownership.schema import Atom, kind_atom
@@ -29,6 +29,7 @@ __all__ = [
     "Atom",
     "TypedError",
     "applied_fields",
+    "check_applied",
     "conflict_error",
     "empty_object",
     "encode_fields",

@@ -24,17 +24,39 @@ from fakeapi._state.field_ownership.typed import (
     compare,
     equal,
     field_set,
+    list_errors,
     merge,
     remove_items,
     with_named_fields,
 )
+from fakeapi.errors import APIError
 
-__all__ = ["applied_fields", "merge_applied"]
+__all__ = ["applied_fields", "check_applied", "merge_applied"]
 
 
 def applied_fields(applied: dict[str, Any], atom: Atom, *, status_is_subresource: bool) -> FieldSet:
     """What an applier owns after applying ``applied``: its field set, system fields stripped."""
     return filtered(field_set(applied, atom), subresource="", status_is_subresource=status_is_subresource)
+
+
+def check_applied(applied: dict[str, Any], atom: Atom, *, group: str, version: str, kind: str) -> None:
+    """What ``structuredMergeManager.Apply`` refuses in an applied configuration before merging it.
+
+    A ``metadata.managedFields`` list is a 400 (``metadata.managedFields must be nil``). Then
+    ``ObjectToTyped``, duplicates refused: list errors are ``failed to create typed patch object
+    (<ns>/<name>; <group>/<version>, Kind=<kind>): <errors>`` (``objectGVKNN``), an error that is not
+    a Status, so the client gets ``ErrorToAPIStatus``' plain 500.
+    """
+    found = applied.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
+    if isinstance(meta.get("managedFields"), list):
+        raise APIError.bad_request("metadata.managedFields must be nil")
+    errors = list_errors(applied, atom)
+    if not errors:
+        return
+    where = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {group}/{version}, Kind={kind}"
+    text = errors[0] if len(errors) == 1 else "\n".join(["errors:", *(f"  {error}" for error in errors)])
+    raise APIError.internal(f"failed to create typed patch object ({where}): {text}")
 
 
 def _prune(merged: Any, atom: Atom, managed: FieldSet, last: FieldSet) -> Any:

@@ -22,7 +22,16 @@ from typing import Any
 from fakeapi._state.field_ownership.fieldpath import Element, FieldSet, Path, frozen, path_text
 from fakeapi._state.field_ownership.schema import DEDUCED, Atom, ListType, MapType
 
-__all__ = ["ABSENT", "TypedError", "compare", "field_set", "merge", "remove_items", "with_named_fields"]
+__all__ = [
+    "ABSENT",
+    "TypedError",
+    "compare",
+    "field_set",
+    "list_errors",
+    "merge",
+    "remove_items",
+    "with_named_fields",
+]
 
 
 class _Absent:
@@ -95,6 +104,50 @@ def _elements(list_type: ListType, items: list[Any], path: Path) -> list[tuple[E
         except TypedError as error:
             raise TypedError(f"{path_text(path)}: element {index}: {error}") from None
     return out
+
+
+# -- Validate (the list rules only) -------------------------------------------------------------
+
+
+def list_errors(value: Any, atom: Atom) -> list[str]:
+    """``TypedValue.Validate``'s complaints about lists, each as ``ValidationError.Error`` writes it.
+
+    ``typed/validate.go``: a set or map list element that gives no path element stops that list
+    (``element <i>: ...``), a repeated key is ``duplicate entries for key [name="a"]``; the path
+    is where the list is, in ``PathElement.String`` spelling (``[0]`` for an atomic list's items).
+    """
+    errors: list[str] = []
+    _validate(value, atom, "", errors)
+    return errors
+
+
+def _validate(value: Any, atom: Atom, where: str, errors: list[str]) -> None:
+    shape = _shape(atom, value)
+    if shape == "list" and isinstance(value, list):
+        list_type = atom.list
+        assert list_type is not None
+        child = list_type.element or DEDUCED
+        seen: set[Element] = set()
+        for index, item in enumerate(value):
+            if list_type.atomic:
+                _validate(item, child, f"{where}[{index}]", errors)
+                continue
+            try:
+                element = element_of(list_type, item)
+            except TypedError as error:
+                errors.append(f"{where}: element {index}: {error}" if where else f"element {index}: {error}")
+                return
+            if element in seen:
+                message = f"duplicate entries for key {path_text((element,))}"
+                errors.append(f"{where}: {message}" if where else message)
+            seen.add(element)
+            _validate(item, child, where + path_text((element,)), errors)
+    elif shape == "map" and isinstance(value, dict):
+        map_type = atom.map
+        assert map_type is not None
+        for key, item in value.items():
+            child, _ = _field_atom(map_type, key)
+            _validate(item, child, f"{where}.{key}", errors)
 
 
 # -- ToFieldSet ----------------------------------------------------------------------------------
