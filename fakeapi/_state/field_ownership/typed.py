@@ -43,6 +43,11 @@ class _Absent:
 
 ABSENT: Any = _Absent()
 
+# Below this many path elements a subtree is owned, compared and merged as one field: paths are
+# tuples, so tracking every level of a document thousands of levels deep would cost the square of
+# its depth (docs/server-side-apply.md says where this departs from the apiserver).
+MAX_TRACKED_DEPTH = 128
+
 
 class TypedError(Exception):
     """What structured-merge-diff refuses in an object: a list element without its key, a duplicate."""
@@ -121,7 +126,9 @@ def list_errors(value: Any, atom: Atom) -> list[str]:
     return errors
 
 
-def _validate(value: Any, atom: Atom, where: str, errors: list[str]) -> None:
+def _validate(value: Any, atom: Atom, where: str, errors: list[str], depth: int = 0) -> None:
+    if depth >= MAX_TRACKED_DEPTH:
+        return
     shape = _shape(atom, value)
     if shape == "list" and isinstance(value, list):
         list_type = atom.list
@@ -130,7 +137,7 @@ def _validate(value: Any, atom: Atom, where: str, errors: list[str]) -> None:
         seen: set[Element] = set()
         for index, item in enumerate(value):
             if list_type.atomic:
-                _validate(item, child, f"{where}[{index}]", errors)
+                _validate(item, child, f"{where}[{index}]", errors, depth + 1)
                 continue
             try:
                 element = element_of(list_type, item)
@@ -141,13 +148,13 @@ def _validate(value: Any, atom: Atom, where: str, errors: list[str]) -> None:
                 message = f"duplicate entries for key {path_text((element,))}"
                 errors.append(f"{where}: {message}" if where else message)
             seen.add(element)
-            _validate(item, child, where + path_text((element,)), errors)
+            _validate(item, child, where + path_text((element,)), errors, depth + 1)
     elif shape == "map" and isinstance(value, dict):
         map_type = atom.map
         assert map_type is not None
         for key, item in value.items():
             child, _ = _field_atom(map_type, key)
-            _validate(item, child, f"{where}.{key}", errors)
+            _validate(item, child, f"{where}.{key}", errors, depth + 1)
 
 
 # -- ToFieldSet ----------------------------------------------------------------------------------
@@ -161,7 +168,7 @@ def field_set(value: Any, atom: Atom, path: Path = ()) -> FieldSet:
 
 def _to_set(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
     shape = _shape(atom, value)
-    if shape == "scalar":
+    if shape == "scalar" or len(path) >= MAX_TRACKED_DEPTH:
         out.add(path)
         return
     if shape == "list":
@@ -264,7 +271,7 @@ def _leaf(lhs: Any, rhs: Any, path: Path, out: Comparison) -> bool:
 
 
 def _compare_shape(shape: str, lhs: Any, rhs: Any, atom: Atom, path: Path, out: Comparison) -> bool:
-    if shape == "scalar":
+    if shape == "scalar" or len(path) >= MAX_TRACKED_DEPTH:
         return _leaf(lhs, rhs, path, out)
     if shape == "list":
         list_type = atom.list
@@ -326,7 +333,7 @@ def merge(lhs: Any, rhs: Any, atom: Atom, path: Path = ()) -> Any:
     left = _shape(atom, lhs) if lhs is not ABSENT else ""
     right = _shape(atom, rhs) if rhs is not ABSENT else ""
     shape = left if rhs is ABSENT else right
-    if shape == "scalar":
+    if shape == "scalar" or len(path) >= MAX_TRACKED_DEPTH:
         return rhs if rhs is not ABSENT else lhs
     if shape == "list":
         list_type = atom.list
