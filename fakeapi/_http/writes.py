@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from fakeapi._http.answers import answer_for, read_body, respond, served
-from fakeapi._http.applying import decode_apply_body, merge_applied, require_manager
+from fakeapi._http.applying import decode_apply_body, require_manager
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import ServerState
 from fakeapi._http.keys import PATCH_CONTEXT
@@ -27,6 +27,7 @@ from fakeapi._http.negotiation import (
 from fakeapi._http.options import WriteOptions, parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
 from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._state import field_ownership
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError
@@ -197,17 +198,29 @@ async def _server_side_apply(
     manager = require_manager(request.query.get("fieldManager"))
     applied = decode_apply_body(body)
     _check_api_version(rtype, applied)
+    field_ownership.check_applied(
+        applied, field_ownership.kind_atom(rtype), group=rtype.group, version=rtype.version, kind=rtype.kind
+    )
     applied = _check_body_namespace(rtype, info, applied)
     _check_name(info, applied)
     namespace = info.namespace if rtype.namespaced else ""
     if state.store.find(rtype, namespace, info.name) is None:
         committed = state.store.create(
-            rtype, namespace, applied, dry_run=options.dry_run, manager=manager, operation="Apply"
+            rtype, namespace, applied, dry_run=options.dry_run, manager=manager, applied=applied
         )
         return respond(request, state, rtype, committed.object, answer, status=201, warnings=list(committed.warnings))
 
     def compute(current: dict[str, Any]) -> dict[str, Any]:
-        return merge_applied(rtype, current, applied, manager=manager, force=options.force, now=state.clock.timestamp())
+        return field_ownership.merge_applied(
+            current,
+            applied,
+            atom=field_ownership.kind_atom(rtype),
+            manager=manager,
+            api_version=rtype.api_version,
+            force=options.force,
+            now=state.clock.timestamp(),
+            status_is_subresource="status" in rtype.subresources,
+        )
 
     committed = state.store.update(
         rtype,

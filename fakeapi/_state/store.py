@@ -296,7 +296,7 @@ class Store:
         dry_run: bool = False,
         manager: str = "",
         validate: bool = True,
-        operation: str = "Update",
+        applied: dict[str, Any] | None = None,
     ) -> Committed:
         """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
         strategy = strategy_of(rtype)
@@ -315,7 +315,7 @@ class Store:
             candidate = obj
             if generated:
                 candidate = with_metadata(obj, name=self.generate_name(metadata["generateName"]))
-            prepared = self._prepare_create(rtype, strategy, namespace, candidate, manager, validate, operation)
+            prepared = self._prepare_create(rtype, strategy, namespace, candidate, manager, validate, applied)
             name = metadata_of(prepared)["name"]
             existing = self.find(rtype, namespace, name)
             if existing is None:
@@ -344,7 +344,7 @@ class Store:
         obj: dict[str, Any],
         manager: str,
         validate: bool,
-        operation: str,
+        applied: dict[str, Any] | None,
     ) -> dict[str, Any]:
         now = self.clock.timestamp()
         prepared = with_metadata(
@@ -361,7 +361,7 @@ class Store:
         prepared = strategy.allocate(self, rtype, prepared)
         if validate:
             strategy.validate_create(self, rtype, prepared)
-        return self._laid_out(rtype, strategy.track_create(rtype, prepared, manager, now, operation), None)
+        return self._laid_out(rtype, strategy.track_create(rtype, prepared, manager, now, applied), None)
 
     def _laid_out(self, rtype: ResourceType, obj: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
         """A built-in object as its Go struct holds it (field order, omitempty), after the strategy's changes."""

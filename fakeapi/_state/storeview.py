@@ -118,7 +118,7 @@ class StoreView(Protocol):
         dry_run: bool = False,
         manager: str = "",
         validate: bool = True,
-        operation: str = "Update",
+        applied: dict[str, Any] | None = None,
     ) -> Committed: ...
 
     def update(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._state import controllers, managedfields, schema
+from fakeapi._state import controllers, field_ownership, schema
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.validation import field
 from fakeapi._state.validation.names import NameRule, name_is_dns_label, name_is_dns_subdomain
@@ -107,18 +107,33 @@ class Strategy:
         return []
 
     def track_create(
-        self, rtype: ResourceType, obj: dict[str, Any], manager: str, now: str, operation: str = "Update"
+        self, rtype: ResourceType, obj: dict[str, Any], manager: str, now: str, applied: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        return managedfields.track(
-            obj,
-            None,
-            manager=manager,
-            api_version=rtype.api_version,
-            subresource="",
-            now=now,
-            status_is_subresource="status" in rtype.subresources,
-            operation=operation,
-        )
+        """managedFields of a new object: an Update's, or for a create by apply the applied fields."""
+        status_is_subresource = "status" in rtype.subresources
+        atom = field_ownership.kind_atom(rtype)
+        if applied is None:
+            return field_ownership.track(
+                obj,
+                None,
+                atom=atom,
+                empty=field_ownership.empty_object(rtype),
+                manager=manager,
+                api_version=rtype.api_version,
+                subresource="",
+                now=now,
+                status_is_subresource=status_is_subresource,
+            )
+        owned = field_ownership.applied_fields(applied, atom, status_is_subresource=status_is_subresource)
+        entry = {
+            "apiVersion": rtype.api_version,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": field_ownership.encode_fields(owned),
+            "manager": manager,
+            "operation": "Apply",
+            "time": now,
+        }
+        return with_metadata(obj, managedFields=[entry] if owned else None)
 
     def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         """Hook for controllers the fake emulates."""
@@ -186,9 +201,11 @@ class Strategy:
     def track_update(
         self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], manager: str, subresource: str, now: str
     ) -> dict[str, Any]:
-        return managedfields.track(
+        return field_ownership.track(
             new,
             old,
+            atom=field_ownership.kind_atom(rtype),
+            empty=field_ownership.empty_object(rtype),
             manager=manager,
             api_version=rtype.api_version,
             subresource=subresource,

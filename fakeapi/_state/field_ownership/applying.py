@@ -1,0 +1,134 @@
+"""Server-side apply's merge and field ownership: ``Updater.Apply`` of structured-merge-diff v4.4.2.
+
+``merge/update.go`` (docs/server-side-apply.md): the applied configuration is merged into the live
+object with the kind's schema (maps per field, ``listType=map`` lists per key, ``listType=set``
+lists per value, everything else replaced); the applier's set becomes exactly what it applied; what
+it owned before and left out now is pruned (``prune``: removed, then added back where another
+manager, or the new set, still owns something at or below it, and where nobody ever owned it);
+then the live and the new object are compared, and a field another manager owns that the apply
+adds or changes is a conflict (409, :mod:`.conflicts`) unless ``force=true``, which takes it from
+them. Fields the apply removed leave every other manager's set. The applier's time moves only when
+the object changes (``managedFieldsUpdater``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakeapi._state.field_ownership.conflicts import conflict_error
+from fakeapi._state.field_ownership.entries import decoded, filtered, sorted_entries, with_entries
+from fakeapi._state.field_ownership.fieldpath import FieldSet, Path, encode_fields
+from fakeapi._state.field_ownership.schema import Atom
+from fakeapi._state.field_ownership.typed import (
+    ABSENT,
+    compare,
+    equal,
+    field_set,
+    list_errors,
+    merge,
+    remove_items,
+    with_named_fields,
+)
+from fakeapi.errors import APIError
+
+__all__ = ["applied_fields", "check_applied", "merge_applied"]
+
+
+def applied_fields(applied: dict[str, Any], atom: Atom, *, status_is_subresource: bool) -> FieldSet:
+    """What an applier owns after applying ``applied``: its field set, system fields stripped."""
+    return filtered(field_set(applied, atom), subresource="", status_is_subresource=status_is_subresource)
+
+
+def check_applied(applied: dict[str, Any], atom: Atom, *, group: str, version: str, kind: str) -> None:
+    """What ``structuredMergeManager.Apply`` refuses in an applied configuration before merging it.
+
+    A ``metadata.managedFields`` list is a 400 (``metadata.managedFields must be nil``). Then
+    ``ObjectToTyped``, duplicates refused: list errors are ``failed to create typed patch object
+    (<ns>/<name>; <group>/<version>, Kind=<kind>): <errors>`` (``objectGVKNN``), an error that is not
+    a Status, so the client gets ``ErrorToAPIStatus``' plain 500.
+    """
+    found = applied.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
+    if isinstance(meta.get("managedFields"), list):
+        raise APIError.bad_request("metadata.managedFields must be nil")
+    errors = list_errors(applied, atom)
+    if not errors:
+        return
+    where = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {group}/{version}, Kind={kind}"
+    text = errors[0] if len(errors) == 1 else "\n".join(["errors:", *(f"  {error}" for error in errors)])
+    raise APIError.internal(f"failed to create typed patch object ({where}): {text}")
+
+
+def _prune(merged: Any, atom: Atom, managed: FieldSet, last: FieldSet) -> Any:
+    """``Updater.prune``: ``last`` less what someone still owns, removed from ``merged``."""
+    if not last:
+        return merged
+    last_named = with_named_fields(last, atom)
+    pruned = remove_items(merged, last_named, atom)
+    merged_set = with_named_fields(field_set(merged, atom), atom)
+    kept = with_named_fields(field_set(pruned, atom), atom) | with_named_fields(managed, atom)
+    pruned = remove_items(merged, merged_set - kept, atom)
+    dangling = merged_set - with_named_fields(field_set(pruned, atom), atom)
+    return remove_items(merged, dangling & last_named, atom)
+
+
+def merge_applied(
+    live: dict[str, Any],
+    applied: dict[str, Any],
+    *,
+    atom: Atom,
+    manager: str,
+    api_version: str,
+    force: bool,
+    now: str,
+    status_is_subresource: bool,
+) -> dict[str, Any]:
+    """The live object after ``manager`` applies ``applied``, with managedFields updated."""
+    meta = live.get("metadata") or {}
+    entries = [entry for entry in meta.get("managedFields") or [] if isinstance(entry, dict)]
+    bare_live = with_entries(live, [])
+    merged = merge(bare_live, applied, atom)
+    if merged is ABSENT:
+        merged = {}
+    new_set = field_set(applied, atom)
+    mine: dict[str, Any] | None = None
+    others: list[tuple[dict[str, Any], frozenset[Path]]] = []
+    for entry in entries:
+        owned = decoded(entry.get("fieldsV1"))
+        if entry.get("manager") == manager and entry.get("operation") == "Apply":
+            mine = entry
+        else:
+            others.append((entry, owned))
+    last = decoded(mine.get("fieldsV1")) if mine is not None else frozenset()
+    managed: FieldSet = set(new_set)
+    for _, owned in others:
+        managed |= owned
+    result = _prune(merged, atom, managed, set(last))
+    comparison = compare(bare_live, result, atom)
+    touched = comparison.modified | comparison.added
+    conflicts: list[tuple[dict[str, Any], Path]] = []
+    for entry, owned in others:
+        conflicts.extend((entry, path) for path in owned & touched)
+    if conflicts and not force:
+        raise conflict_error(conflicts)
+    kept: list[dict[str, Any]] = []
+    for entry, owned in others:
+        remaining = owned - touched - comparison.removed
+        if remaining == owned:
+            kept.append(entry)
+        elif remaining:
+            kept.append({**entry, "fieldsV1": encode_fields(remaining)})
+    own = filtered(new_set, subresource="", status_is_subresource=status_is_subresource)
+    if own:
+        changed = not equal(bare_live, result)
+        kept.append(
+            {
+                "apiVersion": api_version,
+                "fieldsType": "FieldsV1",
+                "fieldsV1": encode_fields(own),
+                "manager": manager,
+                "operation": "Apply",
+                "time": now if changed or mine is None else mine.get("time", now),
+            }
+        )
+    return with_entries(result if isinstance(result, dict) else {}, sorted_entries(kept))

@@ -1,0 +1,90 @@
+"""``metadata.managedFields`` after a write that is not an apply: ``Updater.Update``.
+
+structured-merge-diff ``merge/update.go``: the write is compared with the object before it (on
+create, with the kind's empty object: the zero Go struct of a built-in, nothing for a custom
+resource); every other manager loses the fields the write added, changed or removed, and the
+writer's entry (one per manager, operation, apiVersion and subresource) becomes its old set less
+what was removed, plus what was added and changed, stamped with the time. Map and set lists are
+compared per element, so an Update owns ``k:{"name":"app"}`` entries, not whole lists. A write that
+changes nothing leaves the entries alone; a manager left with nothing disappears.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakeapi._state.field_ownership.entries import decoded, filtered, sorted_entries, with_entries
+from fakeapi._state.field_ownership.fieldpath import Path, encode_fields
+from fakeapi._state.field_ownership.schema import Atom
+from fakeapi._state.field_ownership.typed import compare
+
+__all__ = ["track"]
+
+
+def track(
+    new: dict[str, Any],
+    old: dict[str, Any] | None,
+    *,
+    atom: Atom,
+    empty: dict[str, Any],
+    manager: str,
+    api_version: str,
+    subresource: str,
+    now: str,
+    status_is_subresource: bool,
+) -> dict[str, Any]:
+    """``new`` with its managedFields updated for this write by ``manager``."""
+    old_meta = (old or {}).get("metadata") or {}
+    new_meta = new.get("metadata") or {}
+    entries = new_meta.get("managedFields")
+    if old is not None and entries == old_meta.get("managedFields"):
+        entries = old_meta.get("managedFields")
+    entries = [dict(entry) for entry in entries or [] if isinstance(entry, dict) and entry]
+    comparison = compare(old if old is not None else empty, new, atom)
+
+    def allowed(paths: set[Path]) -> set[Path]:
+        return filtered(paths, subresource=subresource, status_is_subresource=status_is_subresource)
+
+    added, modified, removed = allowed(comparison.added), allowed(comparison.modified), allowed(comparison.removed)
+    if not added and not modified and not removed:
+        return new if entries == new_meta.get("managedFields", []) or not entries else with_entries(new, entries)
+    changed = added | modified
+    identity = (manager, "Update", api_version, subresource)
+    kept: list[dict[str, Any]] = []
+    mine: set[Path] = set(changed)
+    previous: frozenset[Path] | None = None
+    my_fields: Any = None
+    for entry in entries:
+        owned = decoded(entry.get("fieldsV1"))
+        if _identity(entry) == identity:
+            previous = owned
+            my_fields = entry.get("fieldsV1")
+            mine |= owned - removed
+            continue
+        remaining = owned - changed - removed
+        if remaining == owned:
+            kept.append(entry)  # untouched by this write: the stored entry stays as it is
+        elif remaining:
+            kept.append({**entry, "fieldsV1": encode_fields(remaining)})
+    if mine:
+        entry = {
+            "apiVersion": api_version,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": my_fields if previous is not None and mine == previous else encode_fields(mine),
+            "manager": manager,
+            "operation": "Update",
+            "time": now,
+        }
+        if subresource:
+            entry["subresource"] = subresource
+        kept.append(entry)
+    return with_entries(new, sorted_entries(kept))
+
+
+def _identity(entry: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (
+        entry.get("manager", ""),
+        entry.get("operation", ""),
+        entry.get("apiVersion", ""),
+        entry.get("subresource", ""),
+    )
