@@ -55,6 +55,13 @@ Marker
     kubeconfig as ``admin`` in ``system:masters``; ``fakeapi.permissions(service_account=...)``
     reports what the identity used, was refused and was granted in vain. Other tests run
     with the session's ``authorization`` (``AlwaysAllow`` unless ``fakeapi_server_options`` says).
+    ``@pytest.mark.fakeapi(controllers="all", outcomes=[OutcomeRule("succeed after 5s", image="busybox*")])``
+    runs simulated controllers for the test (docs/controllers.md): ``controllers`` is ``all`` (the
+    default once ``nodes`` or ``outcomes`` is given) or some of ``nodes``, ``scheduler``, ``kubelet``
+    and ``job``; ``nodes`` names the fake nodes. The clock is then fake and the test moves it:
+    ``fakeapi.advance(seconds)`` runs, in order, every controller step that falls due; nothing runs
+    between advances. Other tests run with the session's controllers (none unless
+    ``fakeapi_server_options`` says).
 
 The journal, as assertions
     ``fakeapi.requests(**criteria)`` is the journal's requests that match, oldest first, as
@@ -107,7 +114,8 @@ __all__ = [
     "kube_api_client",
 ]
 
-_MARKER_KEYS = ("crds", "objects", "authorization")
+_MARKER_KEYS = ("crds", "objects", "authorization", "controllers", "nodes", "outcomes")
+_CONTROLLER_KEYS = ("controllers", "nodes", "outcomes")
 # The kubeconfig default each client library computes from KUBECONFIG once, when it is imported.
 _KUBECONFIG_DEFAULTS = {
     "kubernetes.config.kube_config": "~/.kube/config",
@@ -410,6 +418,11 @@ class FakeAPI:
         """The stored object, or ``None``."""
         return self.server.find(api_version, kind, name, namespace)
 
+    def advance(self, seconds: float = 0.0) -> None:
+        """Move the server's fake clock forward and let the simulated controllers do what falls due
+        (:meth:`FakeAPIServer.advance`); needs controllers (the ``fakeapi`` marker's ``controllers=``)."""
+        self.server.advance(seconds)
+
     def requests(self, **criteria: Any) -> Requests:
         """The journal's requests matching ``criteria`` (see the module docstring), oldest first."""
         _check_criteria(criteria)
@@ -447,7 +460,8 @@ def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any
         if marker.args or unknown:
             given = [repr(arg) for arg in marker.args] + unknown
             pytest.fail(
-                "@pytest.mark.fakeapi takes only crds=[...], objects=[...] and authorization=..., "
+                "@pytest.mark.fakeapi takes only crds=[...], objects=[...], authorization=..., "
+                "controllers=..., nodes=[...] and outcomes=[...], "
                 f"not {', '.join(given)}"
             )
         for key, target in (("crds", crds), ("objects", objects)):
@@ -462,6 +476,18 @@ def _marker_authorization(request: pytest.FixtureRequest) -> str | None:
     for marker in request.node.iter_markers("fakeapi"):
         if "authorization" in marker.kwargs:
             return str(marker.kwargs["authorization"])
+    return None
+
+
+def _marker_controllers(request: pytest.FixtureRequest) -> dict[str, Any] | None:
+    """The simulated controllers the closest ``fakeapi`` marker naming them asks for, if any."""
+    for marker in request.node.iter_markers("fakeapi"):
+        if any(key in marker.kwargs for key in _CONTROLLER_KEYS):
+            return {
+                "controllers": marker.kwargs.get("controllers", "all"),
+                "nodes": marker.kwargs.get("nodes"),
+                "outcomes": marker.kwargs.get("outcomes", ()),
+            }
     return None
 
 
@@ -481,6 +507,9 @@ def fakeapi(
 ) -> Iterator[FakeAPI]:
     """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
     fakeapi_server.set_gate(None)
+    controllers = _marker_controllers(request)
+    if controllers is not None or fakeapi_server.controllers:
+        fakeapi_server.set_controllers(**(controllers or fakeapi_server.configured_controllers))
     fakeapi_server.restore(_fakeapi_pristine)
     fakeapi_server.set_authorization(_marker_authorization(request) or fakeapi_server.configured_authorization)
     crds, objects = _marker_sources(request)

@@ -16,7 +16,9 @@ import base64
 import copy
 import json
 import threading
-from collections.abc import Callable, Iterable, Iterator
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,6 +42,15 @@ from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.permission_reports import granted_roles, render_report
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.simulation import (
+    ControllerOptions,
+    FakeTime,
+    NodeSpec,
+    Outcome,
+    OutcomeRule,
+    Simulation,
+    parse_controllers,
+)
 from fakeapi._state.store import StoreSnapshot
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
 from fakeapi.errors import APIError
@@ -55,6 +66,9 @@ __all__ = [
     "GateRequest",
     "Journal",
     "JournalEntry",
+    "NodeSpec",
+    "Outcome",
+    "OutcomeRule",
     "Permissions",
     "ResourceType",
     "StoreSnapshot",
@@ -63,6 +77,8 @@ __all__ = [
 ]
 
 _LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
+# How often the real-time controller loop of ``fakeapi serve`` looks for new writes.
+_CONTROLLER_POLL_SECONDS = 0.05
 T = TypeVar("T")
 
 
@@ -195,6 +211,10 @@ class FakeAPIServer:
         token_auth: bool = False,
         authorization: str = "AlwaysAllow",
         namespace_controllers: bool = True,
+        controllers: str | Iterable[str] | None = None,
+        nodes: Sequence[NodeSpec | str] | None = None,
+        outcomes: Sequence[OutcomeRule] = (),
+        real_time: bool = False,
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -213,6 +233,13 @@ class FakeAPIServer:
         ``namespace_controllers`` (on by default) gives every namespace the ``default``
         ServiceAccount and the ``kube-root-ca.crt`` ConfigMap, as kube-controller-manager does
         (docs/bootstrap.md).
+
+        ``controllers`` turns simulated controllers on (docs/controllers.md): ``"all"``, or some of
+        ``nodes``, ``scheduler``, ``kubelet`` and ``job`` (a comma-separated string or a list). They
+        run on ``nodes`` (names or :class:`NodeSpec`; one ``node-1`` by default) and give containers
+        the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
+        is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
+        ``real_time`` (``fakeapi serve``) it is the wall clock and the controllers run on their own.
         """
         authorization = _authorization_mode(authorization)
         token_auth = token_auth or authorization == "RBAC"
@@ -243,6 +270,14 @@ class FakeAPIServer:
         self._thread: threading.Thread | None = None
         self._serving_address: tuple[str, int] | None = None
         bootstrap(self.state.store)
+        self._real_time = real_time
+        self._wall_clock = clock or time.time
+        self._fake_time: FakeTime | None = None
+        self._simulation: Simulation | None = None
+        self._controller_task: asyncio.Task[None] | None = None
+        self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
+        """The controllers the server was made with (what the pytest fixture returns to between tests)."""
+        self.set_controllers(controllers, nodes=nodes, outcomes=outcomes)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -263,9 +298,29 @@ class FakeAPIServer:
         self.state.server_scheme = "https" if self.tls else "http"
         self._serving_address = (_LOOPBACK_FOR.get(address, address), self.port)
         publish_kubernetes_service(self.state.store, *self._serving_address)
+        if self._real_time and self._simulation is not None:
+            self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
         return self
 
+    async def _run_controllers(self) -> None:
+        """The controllers on the wall clock: settle after every write and whenever a step falls due."""
+        store = self.state.store
+        seen, due_at = -1, None
+        while self._simulation is not None:
+            now = store.clock.now()
+            if store.revision != seen or (due_at is not None and due_at <= now):
+                try:
+                    wait = self._simulation.due_in()
+                except Exception:  # a fakeapi bug: reported like a failing request, the loop goes on
+                    self.state.errors.append("simulated controllers:\n" + traceback.format_exc())
+                    wait = None
+                seen, due_at = store.revision, None if wait is None else now + wait
+            await asyncio.sleep(_CONTROLLER_POLL_SECONDS)
+
     async def stop(self) -> None:
+        if self._controller_task is not None:
+            self._controller_task.cancel()
+            self._controller_task = None
         self.state.store.hub.close_all()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -460,6 +515,7 @@ class FakeAPIServer:
             self.state.store.restore(snapshot)
             self.state.journal.clear()
             self.state.errors.clear()
+            self._restart_controllers()
 
         self._call(restore_now)
 
@@ -488,8 +544,70 @@ class FakeAPIServer:
             bootstrap(self.state.store)
             if self._serving_address is not None:
                 publish_kubernetes_service(self.state.store, *self._serving_address)
+            self._restart_controllers()
 
         self._call(reset_now)
+
+    # -- simulated controllers ----------------------------------------------------------------------
+
+    @property
+    def controllers(self) -> frozenset[str]:
+        """The simulated controllers that run (empty when none do)."""
+        return self._simulation.options.enabled if self._simulation is not None else frozenset()
+
+    def set_controllers(
+        self,
+        controllers: str | Iterable[str] | None,
+        *,
+        nodes: Sequence[NodeSpec | str] | None = None,
+        outcomes: Sequence[OutcomeRule] = (),
+    ) -> None:
+        """Run these simulated controllers from now on (the pytest fixture does it per test).
+
+        The fake clock goes back to the instant it started at, and the controllers act on what is
+        due at once: the fake nodes are registered before this returns.
+        """
+        enabled = parse_controllers(controllers)
+        specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
+        options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes))
+
+        def switch() -> None:
+            if not enabled:
+                self._simulation = None
+                if self._fake_time is not None:
+                    self.state.clock.set_source(self._wall_clock)
+                    self._fake_time = None
+                return
+            if not self._real_time and self._fake_time is None:
+                self._fake_time = FakeTime(self._wall_clock())
+                self.state.clock.set_source(self._fake_time)
+            self._simulation = Simulation(self.state.store, options)
+            self._restart_controllers()
+
+        self._call(switch)
+
+    def _restart_controllers(self) -> None:
+        """After a restore: the fake clock back at its start, the controllers acting on the new state."""
+        if self._simulation is None:
+            return
+        if self._fake_time is not None:
+            self._fake_time.rewind()
+        self._simulation.reset()
+        self._simulation.settle()
+
+    def advance(self, seconds: float = 0.0) -> None:
+        """Move the fake clock forward by ``seconds`` and let the simulated controllers do, in order,
+        everything that falls due meanwhile; ``advance(0)`` runs what is due now."""
+
+        def advance_now() -> None:
+            if self._simulation is None or self._fake_time is None:
+                raise RuntimeError(
+                    "advance() needs simulated controllers on the fake clock: "
+                    "FakeAPIServer(controllers=...) or @pytest.mark.fakeapi(controllers=...)"
+                )
+            self._simulation.advance(self._fake_time, seconds)
+
+        self._call(advance_now)
 
     def resource_type(self, api_version: str, kind: str) -> ResourceType:
         group, _, version = api_version.rpartition("/")
