@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from fakeapi import __version__
+from fakeapi._state.simulation import OutcomeRule, parse_controllers, parse_outcome
 from fakeapi.errors import APIError
 from fakeapi.server import (
     DEFAULT_BODY_LIMIT,
@@ -202,6 +203,33 @@ def _parser() -> argparse.ArgumentParser:
             "do not give every namespace the 'default' ServiceAccount and the 'kube-root-ca.crt' ConfigMap "
             "(what kube-controller-manager creates, and fakeapi emulates by default); pods then need a "
             "ServiceAccount created by hand"
+        ),
+    )
+    serve.add_argument(
+        "--controllers",
+        metavar="NAMES",
+        help=(
+            "run simulated controllers on the wall clock: 'all', or a comma-separated list of nodes (the "
+            "kubelet registering its Node), scheduler (kube-scheduler binding pods), kubelet (pods run, "
+            "finish, fail) and job (the Job controller); see docs/controllers.md"
+        ),
+    )
+    serve.add_argument(
+        "--node",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a fake node the controllers register and run pods on (repeatable; default: node-1)",
+    )
+    serve.add_argument(
+        "--outcome",
+        metavar="IMAGE=OUTCOME",
+        action="append",
+        default=[],
+        help=(
+            "what containers whose image matches the glob IMAGE do: run, never-ready, image-pull-failure, "
+            "'succeed after Ns', 'exit CODE after Ns' or 'oom-killed after Ns' (repeatable, first match wins; "
+            "a pod's fakeapi.dev/outcome annotation wins over them; default: run)"
         ),
     )
     serve.add_argument(
@@ -499,6 +527,10 @@ async def _serve(args: argparse.Namespace) -> int:
         authorization=args.authorization,
         namespace_controllers=args.namespace_controllers,
         kube_version=args.kube_version,
+        controllers=args.controllers,
+        nodes=args.node,
+        outcomes=args.outcome_rules,
+        real_time=True,
     )
     token_auth = server.token_auth
     exposure = _exposure_warning(args.host, token_auth, args.tls)
@@ -568,9 +600,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.kubeconfig_credentials == "certificate" and not args.tls:
         parser.error("--kubeconfig-credentials certificate needs --tls (client certificates are checked in TLS)")
     try:
+        parse_controllers(args.controllers)
+        args.outcome_rules = [_outcome_rule(text) for text in args.outcome]
+    except ValueError as error:
+        parser.error(str(error))
+    try:
         return _run(_serve(args))
     except KeyboardInterrupt:
         return 0
+
+
+def _outcome_rule(text: str) -> OutcomeRule:
+    """``IMAGE=OUTCOME`` as a rule; ``ValueError`` saying what is wrong."""
+    image, separator, outcome = text.partition("=")
+    if not separator or not image:
+        raise ValueError(f"--outcome takes IMAGE=OUTCOME, not {text!r}")
+    return OutcomeRule(parse_outcome(outcome), image=image)
 
 
 def _run(main: Coroutine[Any, Any, int]) -> int:

@@ -63,6 +63,14 @@ Marker
     the session's when it is that release, otherwise one started for it on the first such test and
     kept for the session (with the session's other options), reset before every test like the first.
 
+    ``@pytest.mark.fakeapi(controllers="all", outcomes=[OutcomeRule("succeed after 5s", image="busybox*")])``
+    runs simulated controllers for the test (docs/controllers.md): ``controllers`` is ``all`` (the
+    default once ``nodes`` or ``outcomes`` is given) or some of ``nodes``, ``scheduler``, ``kubelet``
+    and ``job``; ``nodes`` names the fake nodes. The clock is then fake and the test moves it:
+    ``fakeapi.advance(seconds)`` runs, in order, every controller step that falls due; nothing runs
+    between advances. Other tests run with the session's controllers (none unless
+    ``fakeapi_server_options`` says).
+
 The journal, as assertions
     ``fakeapi.requests(**criteria)`` is the journal's requests that match, oldest first, as
     :class:`Requests`. The criteria (all optional, all exact) are ``verb`` (``get``, ``list``,
@@ -114,7 +122,8 @@ __all__ = [
     "kube_api_client",
 ]
 
-_MARKER_KEYS = ("crds", "objects", "authorization", "kube_version")
+_MARKER_KEYS = ("crds", "objects", "authorization", "kube_version", "controllers", "nodes", "outcomes")
+_CONTROLLER_KEYS = ("controllers", "nodes", "outcomes")
 # The kubeconfig default each client library computes from KUBECONFIG once, when it is imported.
 _KUBECONFIG_DEFAULTS = {
     "kubernetes.config.kube_config": "~/.kube/config",
@@ -423,6 +432,11 @@ class FakeAPI:
         """The stored object, or ``None``."""
         return self.server.find(api_version, kind, name, namespace)
 
+    def advance(self, seconds: float = 0.0) -> None:
+        """Move the server's fake clock forward and let the simulated controllers do what falls due
+        (:meth:`FakeAPIServer.advance`); needs controllers (the ``fakeapi`` marker's ``controllers=``)."""
+        self.server.advance(seconds)
+
     def requests(self, **criteria: Any) -> Requests:
         """The journal's requests matching ``criteria`` (see the module docstring), oldest first."""
         _check_criteria(criteria)
@@ -491,7 +505,8 @@ def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any
         if marker.args or unknown:
             given = [repr(arg) for arg in marker.args] + unknown
             pytest.fail(
-                "@pytest.mark.fakeapi takes only crds=[...], objects=[...], authorization=... and kube_version=..., "
+                "@pytest.mark.fakeapi takes only crds=[...], objects=[...], authorization=..., kube_version=..., "
+                "controllers=..., nodes=[...] and outcomes=[...], "
                 f"not {', '.join(given)}"
             )
         for key, target in (("crds", crds), ("objects", objects)):
@@ -506,6 +521,18 @@ def _marker_authorization(request: pytest.FixtureRequest) -> str | None:
     for marker in request.node.iter_markers("fakeapi"):
         if "authorization" in marker.kwargs:
             return str(marker.kwargs["authorization"])
+    return None
+
+
+def _marker_controllers(request: pytest.FixtureRequest) -> dict[str, Any] | None:
+    """The simulated controllers the closest ``fakeapi`` marker naming them asks for, if any."""
+    for marker in request.node.iter_markers("fakeapi"):
+        if any(key in marker.kwargs for key in _CONTROLLER_KEYS):
+            return {
+                "controllers": marker.kwargs.get("controllers", "all"),
+                "nodes": marker.kwargs.get("nodes"),
+                "outcomes": marker.kwargs.get("outcomes", ()),
+            }
     return None
 
 
@@ -545,6 +572,9 @@ def fakeapi(
     """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
     server, pristine = _fakeapi_servers.get(_marker_kube_version(request) or fakeapi_server.kube_version)
     server.set_gate(None)
+    controllers = _marker_controllers(request)
+    if controllers is not None or server.controllers:
+        server.set_controllers(**(controllers or server.configured_controllers))
     server.restore(pristine)
     server.set_authorization(_marker_authorization(request) or server.configured_authorization)
     crds, objects = _marker_sources(request)

@@ -44,5 +44,9 @@ class Clock:
     def now(self) -> float:
         return self._source()
 
+    def set_source(self, source: Callable[[], float]) -> None:
+        """Read time from ``source`` from now on (the simulated controllers' fake clock)."""
+        self._source = source
+
     def timestamp(self) -> str:
         return format_timestamp(self._source())

@@ -123,7 +123,8 @@ def test_marker_misuse_is_an_error_naming_the_mistake(pytester: pytest.Pytester,
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(
         [
-            "*@pytest.mark.fakeapi takes only crds=[[]...[]], objects=[[]...[]], authorization=... and kube_version=..., not crd",
+            "*@pytest.mark.fakeapi takes only crds=[[]...[]], objects=[[]...[]], authorization=..., kube_version=..., "
+            "controllers=..., nodes=[[]...[]] and outcomes=[[]...[]], not crd",
             "*missing.yaml*",
             "*no resource of kind Widget in example.com/v1: create its CRD first*",
         ],

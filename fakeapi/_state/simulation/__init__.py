@@ -1,0 +1,17 @@
+"""Simulated controllers: fake nodes, kube-scheduler, the kubelet and the Job controller (docs/controllers.md)."""
+
+from fakeapi._state.simulation.manager import FakeTime, Simulation
+from fakeapi._state.simulation.options import CONTROLLER_NAMES, ControllerOptions, NodeSpec, parse_controllers
+from fakeapi._state.simulation.outcomes import Outcome, OutcomeRule, parse_outcome
+
+__all__ = [
+    "CONTROLLER_NAMES",
+    "ControllerOptions",
+    "FakeTime",
+    "NodeSpec",
+    "Outcome",
+    "OutcomeRule",
+    "Simulation",
+    "parse_controllers",
+    "parse_outcome",
+]
