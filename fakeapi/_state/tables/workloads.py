@@ -10,9 +10,10 @@ writes an empty one as ``<none>`` and an invalid one as ``<error>``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from fakeapi._state.tables.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
+from fakeapi._state.tables.columns import AGE_COLUMN, NAME_COLUMN, Cells, Printer, column
 from fakeapi._state.tables.durations import NANOS, age, human_nanos, parse_time, since
 from fakeapi._state.tables.fields import Obj, as_int, as_list, as_obj, as_str, dicts, metadata, nested
 from fakeapi._state.tables.labels import format_labels
@@ -174,30 +175,22 @@ def format_label_selector(selector: Any) -> str:
     return "<error>" if text is None else text or "<none>"
 
 
-def _replica_set_cells(obj: Obj, now_ns: int) -> list[Any]:
-    spec, status = as_obj(obj.get("spec")), as_obj(obj.get("status"))
-    return [
-        metadata(obj).get("name", ""),
-        as_int(spec.get("replicas")),
-        as_int(status.get("replicas")),
-        as_int(status.get("readyReplicas")),
-        age(obj, now_ns),
-        *_containers_and_images(nested(spec, "template", "spec")),
-        format_label_selector(spec.get("selector")),
-    ]
+def _replica_cells(selector: Callable[[Any], str]) -> Cells:
+    """The rows of a ReplicaSet or a ReplicationController, which differ only in how the selector prints."""
 
+    def cells(obj: Obj, now_ns: int) -> list[Any]:
+        spec, status = as_obj(obj.get("spec")), as_obj(obj.get("status"))
+        return [
+            metadata(obj).get("name", ""),
+            as_int(spec.get("replicas")),
+            as_int(status.get("replicas")),
+            as_int(status.get("readyReplicas")),
+            age(obj, now_ns),
+            *_containers_and_images(nested(spec, "template", "spec")),
+            selector(spec.get("selector")),
+        ]
 
-def _replication_controller_cells(obj: Obj, now_ns: int) -> list[Any]:
-    spec, status = as_obj(obj.get("spec")), as_obj(obj.get("status"))
-    return [
-        metadata(obj).get("name", ""),
-        as_int(spec.get("replicas")),
-        as_int(status.get("replicas")),
-        as_int(status.get("readyReplicas")),
-        age(obj, now_ns),
-        *_containers_and_images(nested(spec, "template", "spec")),
-        format_labels(spec.get("selector")),
-    ]
+    return cells
 
 
 def _stateful_set_cells(obj: Obj, now_ns: int) -> list[Any]:
@@ -279,7 +272,7 @@ REPLICA_SET_PRINTER = Printer(
         *_CONTAINER_COLUMNS,
         column("Selector", "string", _doc("extensions.v1beta1.ReplicaSetSpec.selector"), priority=1),
     ),
-    _replica_set_cells,
+    _replica_cells(format_label_selector),
 )
 
 REPLICATION_CONTROLLER_PRINTER = Printer(
@@ -292,7 +285,7 @@ REPLICATION_CONTROLLER_PRINTER = Printer(
         *_CONTAINER_COLUMNS,
         column("Selector", "string", _doc("core.v1.ReplicationControllerSpec.selector"), priority=1),
     ),
-    _replication_controller_cells,
+    _replica_cells(format_labels),
 )
 
 STATEFUL_SET_PRINTER = Printer(
