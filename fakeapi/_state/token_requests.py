@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.clock import format_timestamp
 from fakeapi._state.objects import metadata_of
+from fakeapi._state.token_authentication import API_AUDIENCES
 from fakeapi._state.tokens import ISSUER, issue_token
 from fakeapi._state.validation import field
 from fakeapi.errors import APIError, GroupResource
@@ -77,7 +78,7 @@ def request_token(store: Store, namespace: str, name: str, request: dict[str, An
     bound_ref = spec.get("boundObjectRef") if isinstance(spec.get("boundObjectRef"), dict) else None
     bound = _bound_objects(store, namespace, name, bound_ref) if bound_ref is not None else {}
     lifetime, warn_after = expiration, None
-    if "pod" in bound and expiration == _WARN_ONLY_EXPIRATION_SECONDS and set(audiences) <= {ISSUER}:
+    if "pod" in bound and expiration == _WARN_ONLY_EXPIRATION_SECONDS and set(audiences) <= set(API_AUDIENCES):
         lifetime, warn_after = _EXTENDED_EXPIRATION_SECONDS, now + expiration
     issued = issue_token(
         store.signing_key,

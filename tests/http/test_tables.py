@@ -524,3 +524,17 @@ def test_ages_use_the_given_now() -> None:
     assert cells(builtin("", "configmaps"), configmap, now=NOW - 6)[2] == "0s"
     assert cells(builtin("", "configmaps"), configmap, now=NOW - 7)[2] == "<invalid>"
     assert cells(builtin("", "configmaps"), configmap, now=NOW + 86400 * 3)[2] == "3d"
+
+
+def test_hpa_targets_read_only_a_status_of_the_same_source() -> None:
+    hpa = {
+        "metadata": meta("web"),
+        "spec": {
+            "scaleTargetRef": {"kind": "Deployment", "name": "web"},
+            "maxReplicas": 3,
+            "metrics": [{"type": "External", "external": {"target": {"type": "Value", "value": "5"}}}],
+        },
+        "status": {"currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {}}}]},
+    }
+    row = cells(builtin("autoscaling", "horizontalpodautoscalers"), hpa)
+    assert row[2] == "<unknown>/5"

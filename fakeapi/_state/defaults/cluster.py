@@ -47,7 +47,8 @@ def replication_controller_defaults(controller: Obj, creating: bool | None) -> N
         return
     template = spec.get("template")
     if isinstance(template, dict):
-        labels = (template.get("metadata") or {}).get("labels") if isinstance(template.get("metadata"), dict) else None
+        template_meta = template.get("metadata")
+        labels = template_meta.get("labels") if isinstance(template_meta, dict) else None
         if isinstance(labels, dict):
             if not spec.get("selector"):
                 spec["selector"] = dict(labels)

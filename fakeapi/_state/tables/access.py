@@ -83,7 +83,8 @@ def _hpa_metric(spec: Obj, current: Obj | None) -> str:
     if kind in ("External", "Object", "Pods"):
         field = {"External": "external", "Object": "object", "Pods": "pods"}[kind]
         target = as_obj(nested(spec, field, "target"))
-        observed = as_obj(nested(current, field, "current")) if isinstance(current, dict) else None
+        # ``statuses[i].<Source> != nil``: a status of another source type counts as none.
+        observed = as_obj(nested(current, field, "current")) if isinstance(nested(current, field), dict) else None
         if kind == "Pods" or target.get("averageValue") is not None:
             shown = "<unknown>"
             if observed is not None and (kind == "Pods" or observed.get("averageValue") is not None):

@@ -98,7 +98,6 @@ def _job_cells(obj: Obj, now_ns: int) -> list[Any]:
         state = "Terminating"
     else:
         state = next((kind for kind in ("Suspended", "FailureTarget") if has(kind)), "Running")
-    selector = _selector_string(spec.get("selector"))
     return [
         metadata(obj).get("name", ""),
         state,
@@ -106,7 +105,7 @@ def _job_cells(obj: Obj, now_ns: int) -> list[Any]:
         duration,
         age(obj, now_ns),
         *_containers_and_images(nested(spec, "template", "spec")),
-        "<error>" if selector is None else selector or "<none>",
+        format_label_selector(spec.get("selector")),
     ]
 
 
