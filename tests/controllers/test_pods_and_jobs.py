@@ -186,6 +186,36 @@ async def test_an_image_that_cannot_be_pulled(server: FakeAPIServer, client: Raw
     }
 
 
+async def test_an_image_reference_that_does_not_parse_is_an_invalid_image_name(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    image = "registry.example.com/team/app:pr-1488&debug=1"
+    await client.post("/api/v1/namespaces/default/pods", pod("p", image))
+    server.advance(60)
+    response = await client.get("/api/v1/namespaces/default/pods/p")
+    message = (
+        f'Failed to apply default image tag "{image}": couldn\'t parse image name "{image}": invalid reference format'
+    )
+    status = response.json()["status"]
+    assert status["phase"] == "Pending"
+    assert status["containerStatuses"][0]["state"] == {"waiting": {"reason": "InvalidImageName", "message": message}}
+    assert b'pr-1488\\u0026debug=1\\": invalid reference format"' in response.body  # Go's spelling of &
+    events = (await client.get("/api/v1/namespaces/default/events")).json()["items"]
+    kubelet = [(e["type"], e["reason"], e["message"]) for e in events if e["source"].get("component") == "kubelet"]
+    assert kubelet == [("Warning", "InspectFailed", message), ("Warning", "Failed", "Error: InvalidImageName")]
+
+
+async def test_an_upper_case_repository_is_named_in_the_invalid_image_message(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    await client.post("/api/v1/namespaces/default/pods", pod("p", "Busybox"))
+    server.advance(0)
+    state = (await client.get("/api/v1/namespaces/default/pods/p")).json()["status"]["containerStatuses"][0]["state"]
+    assert state["waiting"]["message"].endswith(
+        'couldn\'t parse image name "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase'
+    )
+
+
 def job(name: str, image: str, **spec: Any) -> dict[str, Any]:
     template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": image}]}}
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name}, "spec": {**spec, "template": template}}

@@ -22,7 +22,9 @@ A pod goes through these writes, each at the instant on the server's clock when 
    ``CrashLoopBackOff`` 10s, 20s, 40s ... up to 5m (``doBackOff`` in ``kuberuntime_manager.go``);
    otherwise, once every container is terminated, the pod is Succeeded (all exited 0) or Failed.
    An image that cannot be pulled leaves the container waiting ``ErrImagePull``, then
-   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off).
+   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a reference that does not
+   parse (:func:`~fakeapi._state.simulation.images.invalid_image_message`) leaves it waiting
+   ``InvalidImageName`` for good, whatever the outcome says.
 
 Pods being deleted, pods on nodes the simulation does not run, and terminal pods are left alone.
 """
@@ -35,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
-from fakeapi._state.simulation.images import image_id, normalized_image
+from fakeapi._state.simulation.images import image_id, invalid_image_message, normalized_image
 from fakeapi._state.simulation.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._state.simulation.outcomes import Outcome, outcome_for
 
@@ -283,6 +285,11 @@ def _step(
         return entry
     restarts = int(entry.get("restartCount", 0))
     if "waiting" in state and state["waiting"].get("reason") in ("ContainerCreating", "PodInitializing"):
+        invalid = invalid_image_message(image)
+        if invalid is not None:
+            events.append(("Warning", "InspectFailed", invalid, name))
+            events.append(("Warning", "Failed", "Error: InvalidImageName", name))
+            return {**entry, "state": {"waiting": {"reason": "InvalidImageName", "message": invalid}}}
         if outcome.image_pull_failure:
             reference = normalized_image(image)
             error = (
