@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from fakeapi.errors import APIError
     from fakeapi.server import (
+        ControllerWrite,
         FakeAPIServer,
         GateDecision,
         GateRequest,
@@ -37,6 +38,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "APIError",
+    "ControllerWrite",
     "FakeAPIServer",
     "GateDecision",
     "GateRequest",
@@ -55,6 +57,7 @@ __all__ = [
 
 _HOMES = {
     "APIError": "fakeapi.errors",
+    "ControllerWrite": "fakeapi.server",
     "FakeAPIServer": "fakeapi.server",
     "GateDecision": "fakeapi.server",
     "GateRequest": "fakeapi.server",

@@ -45,6 +45,7 @@ from fakeapi._state.releases import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, parse_k
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.simulation import (
     ControllerOptions,
+    ControllerWrite,
     FakeTime,
     NodeSpec,
     Outcome,
@@ -65,6 +66,7 @@ __all__ = [
     "DEFAULT_KUBE_VERSION",
     "DEFAULT_MAX_BYTES",
     "KUBE_VERSIONS",
+    "ControllerWrite",
     "FakeAPIServer",
     "GateDecision",
     "GateRequest",
@@ -285,6 +287,7 @@ class FakeAPIServer:
         self._wall_clock = clock or time.time
         self._fake_time: FakeTime | None = None
         self._simulation: Simulation | None = None
+        self._stepped = False
         self._controller_task: asyncio.Task[None] | None = None
         self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
         """The controllers the server was made with (what the pytest fixture returns to between tests)."""
@@ -582,12 +585,20 @@ class FakeAPIServer:
         *,
         nodes: Sequence[NodeSpec | str] | None = None,
         outcomes: Sequence[OutcomeRule] = (),
+        stepped: bool = False,
     ) -> None:
         """Run these simulated controllers from now on (the pytest fixture does it per test).
 
         The fake clock goes back to the instant it started at, and the controllers act on what is
         due at once: the fake nodes are registered before this returns.
+
+        ``stepped`` hands the order of the controllers' writes to the caller (the scenario engine):
+        they never act by themselves, :meth:`controller_writes` says what each would write next,
+        :meth:`step_controller` makes one such write and :meth:`advance_clock` moves the fake clock
+        without running anything. Only the fake nodes are still registered at once.
         """
+        if stepped and self._real_time:
+            raise ValueError("stepped controllers need the fake clock, not real time")
         enabled = parse_controllers(controllers)
         specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
         options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes))
@@ -603,6 +614,7 @@ class FakeAPIServer:
                 self._fake_time = FakeTime(self._wall_clock())
                 self._state.clock.set_source(self._fake_time)
             self._simulation = Simulation(self._state.store, options)
+            self._stepped = stepped
             self._restart_controllers()
 
         self._call(switch)
@@ -614,7 +626,11 @@ class FakeAPIServer:
         if self._fake_time is not None:
             self._fake_time.rewind()
         self._simulation.reset()
-        self._simulation.settle()
+        if not self._stepped:
+            self._simulation.settle()
+        elif "nodes" in self._simulation.options.enabled:
+            while self._simulation.step("nodes") is not None:
+                pass
 
     def advance(self, seconds: float = 0.0) -> None:
         """Move the fake clock forward by ``seconds`` and let the simulated controllers do, in order,
@@ -626,9 +642,57 @@ class FakeAPIServer:
                     "advance() needs simulated controllers on the fake clock: "
                     "FakeAPIServer(controllers=...) or @pytest.mark.fakeapi(controllers=...)"
                 )
+            if self._stepped:
+                raise RuntimeError(
+                    "the controllers are stepped: step_controller() makes their writes, advance_clock() moves time"
+                )
             self._simulation.advance(self._fake_time, seconds)
 
         self._call(advance_now)
+
+    def _stepped_simulation(self) -> tuple[Simulation, FakeTime]:
+        if self._simulation is None or self._fake_time is None or not self._stepped:
+            raise RuntimeError("no stepped controllers: set_controllers(..., stepped=True)")
+        return self._simulation, self._fake_time
+
+    def controller_writes(self) -> list[ControllerWrite]:
+        """Stepped controllers: the write each would make next at the current instant (none for the idle ones).
+
+        Nothing is written, and asking twice gives the same answer.
+        """
+        return self._call(lambda: self._stepped_simulation()[0].pending())
+
+    def step_controller(self, name: str, worker: str = "") -> ControllerWrite | None:
+        """Stepped controllers: let ``name`` make its next write, with the Events that go with it.
+
+        For a controller with a worker per object (the kubelet's pod workers), ``worker`` says whose
+        (``namespace/name``, as :attr:`ControllerWrite.worker` gives it)."""
+        return self._call(lambda: self._stepped_simulation()[0].step(name, worker))
+
+    def controller_reads(self) -> dict[str, frozenset[tuple[str, str]] | None]:
+        """Each running controller's name, and the resources (group, plural) its decisions read (None: any)."""
+        simulation = self._simulation
+        return {} if simulation is None else {c.name: c.reads for c in simulation.controllers}
+
+    def next_controller_due(self) -> float | None:
+        """Stepped controllers: seconds from now until a timed step falls due (None: none is coming)."""
+
+        def due() -> float | None:
+            simulation, time = self._stepped_simulation()
+            when = simulation.next_due_after(time.now)
+            return None if when is None else when - time.now
+
+        return self._call(due)
+
+    def advance_clock(self, seconds: float) -> None:
+        """Stepped controllers: move the fake clock forward, running nothing."""
+        if seconds < 0:
+            raise ValueError(f"cannot advance the clock by a negative time ({seconds})")
+
+        def move() -> None:
+            self._stepped_simulation()[1].now += seconds
+
+        self._call(move)
 
     def resource_type(self, api_version: str, kind: str) -> ResourceType:
         group, _, version = api_version.rpartition("/")
@@ -694,6 +758,19 @@ class FakeAPIServer:
         :class:`~fakeapi.errors.APIError`."""
         rtype = self.resource_type(api_version, kind)
         return self._call(lambda: self._state.store.delete(rtype, namespace if rtype.namespaced else "", name).object)
+
+    def is_terminating(self, group: str, resource: str, namespace: str, name: str) -> bool:
+        """Whether the object exists with a ``deletionTimestamp`` (held by finalizers until they go)."""
+
+        def look() -> bool:
+            store = self._state.store
+            for rtype in store.registry.all_types():
+                if rtype.group == group and rtype.plural == resource:
+                    found = store.find(rtype, namespace if rtype.namespaced else "", name)
+                    return found is not None and metadata_of(found).get("deletionTimestamp") is not None
+            return False
+
+        return self._call(look)
 
     def find(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
         try:

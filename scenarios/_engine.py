@@ -53,6 +53,9 @@ from scenarios._dependencies import require_engine_dependencies
 from scenarios._faults import FAULTS, Fault, enabled_faults, validate_faults
 from scenarios._gating import Conductor, Held
 from scenarios._model import (
+    CLOCK,
+    CONTROLLER_WRITE,
+    STEPPED,
     TICK_END,
     WATCH_EVENT,
     ActorError,
@@ -74,6 +77,7 @@ _SETUP_GROUPS = ("system:masters",)
 _NO_TARGET: ObjectKey = ("", "", "", "")
 _RESENDS_CUT = 3  # urllib3 resends up to three times by default, aiohttp once
 _WATCH_FAULTS = ("watch-drop", "watch-expire")
+_DELETES = ("delete", "deletecollection")
 
 # Requests still held when a run ends get a 503 rather than a cut: their actors are being cancelled
 # anyway, and a cut would make aiohttp log a traceback.
@@ -119,8 +123,21 @@ class Engine:
         self.server = FakeAPIServer(
             clock=lambda: FIXED_CLOCK, seed=scenario.server_seed, authorization=scenario.authorization
         )
+        self._controller_reads: dict[str, frozenset[tuple[str, str]] | None] = {}
+        if scenario.controllers:
+            self.server.set_controllers(
+                scenario.controllers, nodes=scenario.nodes or None, outcomes=scenario.outcomes, stepped=True
+            )
+            self._controller_reads = self.server.controller_reads()
+            clashing = sorted(name for name in names if name.partition("/")[0] in {*self._controller_reads, CLOCK})
+            if clashing:
+                raise ValueError(
+                    f"actor names clash with the simulated controllers' ({', '.join(clashing)}): rename them"
+                )
         self.conductor = Conductor(set(names))
-        self.conductor.hold_watches = any(name in _WATCH_FAULTS for name in scenario.faults)
+        # Every watch an actor opens is a step of its own (a read of the collection), so its start,
+        # which lists the store as it stands, is ordered with the writes like any read.
+        self.conductor.hold_watches = True
         self.conductor.on_watch = self._watch_opened
         self._settling: str | None = None
         self._parked: asyncio.Future[None] | None = None
@@ -137,6 +154,7 @@ class Engine:
         self._runtimes: dict[str, ActorRuntime] = {}
         self._record = RunRecord(choices=[])
         self._faults_used = 0
+        self._elapsed = 0.0
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -235,6 +253,7 @@ class Engine:
         self.server.restore(self._snapshot)
         self._record = record = RunRecord(choices=[], initial=self._initial)
         self._faults_used = 0
+        self._elapsed = 0.0
         self._runtimes = {
             actor.name: ActorRuntime(actor, restarts_left=actor.restarts, threads=ActorThreads(self._executor))
             for actor in self.scenario.actors
@@ -248,11 +267,13 @@ class Engine:
             for actor in self.scenario.actors:
                 await self._start_actor(self._runtimes[actor.name])
             previous: str | None = None
-            while self.conductor.held or self._deliverable():
+            while True:
+                options, pending = self._options()
+                if not options:
+                    break
                 if len(record.steps) >= self.scenario.max_steps:
                     record.outcome = "step-budget"
                     break
-                options, pending = self._options()
                 default = _default_choice(options, previous)
                 index = chooser.choose(options, default)
                 if index is None:
@@ -312,7 +333,8 @@ class Engine:
                     pending += [held, held]
                     continue
                 target = (request.group, request.resource, request.namespace, request.name)
-                options.append(Option(actor, None, request.method, request.path, request.verb, target))
+                reaches = self._reaches(request)
+                options.append(Option(actor, None, request.method, request.path, request.verb, target, reaches))
                 pending.append(held)
                 if not budget:
                     continue
@@ -322,9 +344,48 @@ class Engine:
                         continue
                     if fault.crash is not None and not self._may_crash(runtime, fault.crash):
                         continue
-                    options.append(Option(actor, fault.name, request.method, request.path, request.verb, target))
+                    options.append(
+                        Option(actor, fault.name, request.method, request.path, request.verb, target, reaches)
+                    )
                     pending.append(held)
+        if self._controller_reads:
+            stepped = self._stepped_options()
+            options += stepped
+            pending += [None] * len(stepped)
         return options, pending
+
+    def _reaches(self, request: GateRequest) -> bool:
+        """A delete, or a write to an object being deleted: the garbage collector may act on other objects."""
+        if request.is_read:
+            return False
+        if request.verb in _DELETES:
+            return True
+        return bool(request.name) and self.server.is_terminating(
+            request.group, request.resource, request.namespace, request.name
+        )
+
+    def _stepped_options(self) -> list[Option]:
+        """Each simulated controller's next write; when none has one, the clock's move to the next
+        instant one falls due (within the scenario's horizon)."""
+        writes = self.server.controller_writes()
+        if writes:
+            return [
+                Option(
+                    write.actor,
+                    None,
+                    "",
+                    write.describe(),
+                    CONTROLLER_WRITE,
+                    write.target,
+                    reads=self._controller_reads.get(write.controller),
+                )
+                for write in writes
+            ]
+        due = self.server.next_controller_due()
+        if due is None or self._elapsed + due > self.scenario.horizon:
+            return []
+        at = self._elapsed + due
+        return [Option(CLOCK, None, "", f"clock: {at:g} s after the start (+{due:g} s)", CLOCK, _NO_TARGET)]
 
     def _may_crash(self, runtime: ActorRuntime, where: str) -> bool:
         """Whether a crash at a request is possible and differs from the crash points already offered.
@@ -346,6 +407,8 @@ class Engine:
     async def _perform(self, option: Option, held: Any) -> bool:
         if option.verb == WATCH_EVENT:
             return await self._deliver(option, held)
+        if option.verb in STEPPED:
+            return self._step_controllers(option)
         record = self._record
         runtime = self._runtimes[option.actor]
         request = held.request
@@ -378,6 +441,27 @@ class Engine:
             await self._release(option.actor, held, decision)
             if option.fault == "timeout":
                 step.resends_cut = await self._cut_resends(option, request)
+        if self.server.revision != step.revision_before:
+            step.committed = True
+            step.state_after = self._fetch(option.target)
+        return step.committed
+
+    def _step_controllers(self, option: Option) -> bool:
+        """A controller's write, or a move of the clock; either is a step of the run."""
+        record = self._record
+        step = Step(len(record.steps) + 1, option, 0, "", 0)
+        step.revision_before = self.server.revision
+        record.steps.append(step)
+        if option.verb == CLOCK:
+            due = self.server.next_controller_due()
+            assert due is not None
+            self.server.advance_clock(due)
+            self._elapsed += due
+            step.event = f"the clock is now {self._elapsed:g} s after the start"
+            return True  # time moved: what falls due, and every later write's timestamps, depend on it
+        controller, _, worker = option.actor.partition("/")
+        written = self.server.step_controller(controller, worker)
+        step.event = written.describe() if written is not None else f"{option.actor}: wrote nothing"
         if self.server.revision != step.revision_before:
             step.committed = True
             step.state_after = self._fetch(option.target)

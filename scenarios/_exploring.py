@@ -419,4 +419,9 @@ def _describe_scope(exploration: Exploration) -> str:
         end = "stopped once the counterexample was certain"
     else:
         end = "complete"
+    if scenario.controllers:
+        actors += (
+            f"; simulated controllers {', '.join(scenario.controllers)}, one write per step, and the fake clock "
+            f"up to {scenario.horizon:g} s"
+        )
     return f"actors {actors}; {faults}; {searched}; {end}."

@@ -17,9 +17,12 @@ from scenarios._actors import Actor, SetupHook
 from scenarios._ids import encode_schedule
 
 if TYPE_CHECKING:
-    from fakeapi import JournalEntry
+    from fakeapi import JournalEntry, OutcomeRule
 
 __all__ = [
+    "CLOCK",
+    "CONTROLLER_WRITE",
+    "STEPPED",
     "TICK_END",
     "WATCH_EVENT",
     "ActorError",
@@ -90,6 +93,12 @@ class Scenario:
     ``server_seed`` seeds the fake server's generated names and uids (not the exploration).
     ``authorization`` is the server's mode: ``AlwaysAllow``, or ``RBAC`` to authorize every actor's
     requests from the scenario's Roles and bindings (a refusal is the actor's error in the run).
+
+    ``controllers`` are simulated controllers (fakeapi's docs/controllers.md: ``scheduler``,
+    ``kubelet``, ``job``..., or ``all``) that race as actors: each of their writes is a step the
+    schedule places, and so is every move of the fake clock to the next instant a controller's
+    timed step falls due, up to ``horizon`` seconds after the run's start. ``nodes`` and
+    ``outcomes`` are the fake nodes and the container outcome rules they run with.
     """
 
     name: str
@@ -107,6 +116,10 @@ class Scenario:
     derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     exhaustive: bool = True
     authorization: str = "AlwaysAllow"
+    controllers: tuple[str, ...] = ()
+    nodes: tuple[str, ...] = ()
+    outcomes: tuple[OutcomeRule, ...] = ()
+    horizon: float = 60.0
 
     @property
     def title(self) -> str:
@@ -117,6 +130,11 @@ TICK_END = "tick-end"
 """The verb of a point that is not a request: the end of a tick whose last action was a side effect."""
 WATCH_EVENT = "watch-event"
 """The verb of letting the next event of an actor's open watch through to it (a read of the collection)."""
+CONTROLLER_WRITE = "controller-write"
+"""The verb of letting a simulated controller make its next write (the option's actor is the controller)."""
+CLOCK = "clock"
+"""The verb of moving the fake clock to the next instant a controller's timed step falls due."""
+STEPPED = (CONTROLLER_WRITE, CLOCK)
 
 
 @dataclass(frozen=True)
@@ -124,7 +142,12 @@ class Option:
     """One thing the engine can do at a choice point: release an actor's held request, maybe with a fault.
 
     A point that is not a request (``verb`` :data:`TICK_END`) has no method or path; letting a watch
-    event through (:data:`WATCH_EVENT`) has the watch's path and target.
+    event through (:data:`WATCH_EVENT`) has the watch's path and target. A controller's write
+    (:data:`CONTROLLER_WRITE`) has the write's description as its path, the written object as its
+    target and, in ``reads``, the resources the controller's decisions read (None: any); a move of
+    the clock (:data:`CLOCK`) the time it moves by. ``reaches`` marks a request whose effects go
+    beyond its target: a delete (the garbage collector acts on dependents inside it) or a write to
+    an object being deleted (removing its last finalizer deletes it, and so its dependents).
     """
 
     actor: str
@@ -133,6 +156,8 @@ class Option:
     path: str
     verb: str
     target: ObjectKey
+    reaches: bool = False
+    reads: frozenset[tuple[str, str]] | None = None
 
     @property
     def label(self) -> tuple[str, str, str, str]:
@@ -144,9 +169,11 @@ class Option:
 
     @property
     def is_request(self) -> bool:
-        return self.verb not in (TICK_END, WATCH_EVENT)
+        return self.verb not in (TICK_END, WATCH_EVENT, *STEPPED)
 
     def describe(self) -> str:
+        if self.verb in STEPPED:
+            return self.path
         if self.verb == TICK_END:
             text = f"{self.actor}: end of tick"
         elif self.verb == WATCH_EVENT:

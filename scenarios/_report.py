@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from scenarios._faults import FAULTS
-from scenarios._model import TICK_END, WATCH_EVENT, RunRecord, Scenario, Step
+from scenarios._model import CONTROLLER_WRITE, STEPPED, TICK_END, WATCH_EVENT, RunRecord, Scenario, Step
 
 __all__ = ["plural", "render_flags", "render_run"]
 
@@ -122,6 +122,8 @@ def render_flags(flags: list[Any], title: str) -> str:
 
 
 def _what(step: Step) -> str:
+    if step.option.verb in STEPPED:
+        return step.event.removeprefix(f"{step.actor}: ")
     if step.option.verb == TICK_END:
         return "end of tick"
     if step.option.verb == WATCH_EVENT:
@@ -131,6 +133,8 @@ def _what(step: Step) -> str:
     entry = step.entry
     if entry is not None and entry.subresource:
         what += f"/{entry.subresource}"
+    if step.option.verb == "watch":
+        what += " (watch)"
     if entry is not None and entry.content_type and step.option.method in ("PATCH", "PUT", "POST"):
         kind = entry.content_type.split(";")[0].removeprefix("application/").removesuffix("+json")
         what += f" ({kind})"
@@ -154,6 +158,8 @@ def _status(step: Step) -> str:
 
 def _response_version(step: Step) -> str:
     entry = step.entry
+    if step.option.verb in STEPPED and step.committed and step.state_after is not None:
+        return f"{step.revision_before} → {(step.state_after.get('metadata') or {}).get('resourceVersion', '')}"
     if entry is None:
         return ""
     if step.committed:
@@ -205,14 +211,20 @@ def _table(run: RunRecord) -> str:
 
 
 def _mermaid(scenario: Scenario, run: RunRecord) -> str:
-    ids = {actor.name: f"A{index}" for index, actor in enumerate(scenario.actors, 1)}
+    names = [actor.name for actor in scenario.actors]
+    names += sorted({step.actor for step in run.steps if step.option.verb in STEPPED})
+    ids = {name: f"A{index}" for index, name in enumerate(names, 1)}
     lines = ["sequenceDiagram"]
-    lines += [f"    participant {ids[actor.name]} as {actor.name}" for actor in scenario.actors]
+    lines += [f"    participant {ids[name]} as {name}" for name in names]
     lines.append("    participant S as apiserver")
     for step in run.steps:
         actor = ids[step.actor]
         label = f"{step.number}. {_what(step)}" + (f" [{step.fault}]" if step.fault else "")
-        if step.option.verb == WATCH_EVENT:
+        if step.option.verb == CONTROLLER_WRITE and step.committed:
+            lines.append(f"    {actor}->>S: {_mermaid_text(label)}")
+        elif step.option.verb in STEPPED:
+            lines.append(f"    Note over {actor}: {_mermaid_text(label)}")
+        elif step.option.verb == WATCH_EVENT:
             lines.append(f"    S-){actor}: {_mermaid_text(label)}")
         elif not step.option.is_request:
             lines.append(f"    Note over {actor}: {_mermaid_text(label)}")
@@ -269,6 +281,8 @@ def _exchange(step: Step) -> str:
     entry = step.entry
     if step.option.verb == WATCH_EVENT:
         return f"### {step.number}. {step.actor}: {_what(step)}\n(the event as the watch stream sent it)\n"
+    if step.option.verb in STEPPED:
+        return f"### {step.number}. {step.actor}: {_what(step)}\n(a simulated controller, in-process: no request)\n"
     if not step.option.is_request:
         lines = [f"### {step.number}. {step.actor}: end of tick"]
         if step.fault:

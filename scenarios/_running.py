@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scenarios._actors import Actor, SetupHook, Tick
 from scenarios._exploring import Exploration, Progress, Settings, explore_async, run_in_own_loop
 from scenarios._model import Check, RunHook, Scenario
 from scenarios._probing import HostileReport, probe_async
 from scenarios._schedules import Shard
+
+if TYPE_CHECKING:
+    from fakeapi import OutcomeRule
 
 __all__ = ["explore", "probe", "scenario"]
 
@@ -71,6 +74,10 @@ def scenario(
     exhaustive: bool = True,
     authorization: str = "AlwaysAllow",
     service_accounts: Mapping[str, str] | None = None,
+    controllers: str | Sequence[str] = (),
+    nodes: Sequence[str] = (),
+    outcomes: Sequence[OutcomeRule] = (),
+    horizon: float = 60.0,
 ) -> Scenario:
     """A scenario.
 
@@ -82,6 +89,12 @@ def scenario(
     ``authorization="RBAC"`` authorizes every request from the Roles and bindings in ``objects``;
     ``service_accounts`` (``{"actor": "namespace/name"}``) says whom each actor acts as (by
     default a user named after the actor).
+
+    ``controllers`` (``"all"``, ``"scheduler,kubelet"`` or a list) race as actors: the kubelet's
+    status writes, the Job controller's pod creations and the other simulated controllers' writes
+    are steps the schedule places among the actors' requests, and so are the fake clock's moves to
+    the next instant a timed step falls due, up to ``horizon`` seconds. ``nodes`` names the fake
+    nodes (one ``node-1`` by default), ``outcomes`` says what containers do (:class:`fakeapi.OutcomeRule`).
     """
     accounts = dict(service_accounts or {})
     racers = _actors(actors, ticks=ticks, default_ticks=1, restarts=restarts, writer=False, service_accounts=accounts)
@@ -114,7 +127,16 @@ def scenario(
         max_steps=max_steps,
         exhaustive=exhaustive,
         authorization=authorization,
+        controllers=_controller_names(controllers),
+        nodes=tuple(nodes),
+        outcomes=tuple(outcomes),
+        horizon=horizon,
     )
+
+
+def _controller_names(controllers: str | Sequence[str]) -> tuple[str, ...]:
+    names = controllers.split(",") if isinstance(controllers, str) else list(controllers)
+    return tuple(name.strip() for name in names if name.strip())
 
 
 def explore(

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from scenarios._faults import FAULTS
 from scenarios._ids import ScheduleError, decode_schedule, encode_schedule
-from scenarios._model import TICK_END, Option
+from scenarios._model import CLOCK, STEPPED, TICK_END, WATCH_EVENT, ObjectKey, Option
 
 __all__ = [
     "REDUCTIONS",
@@ -51,13 +51,23 @@ def independent(a: Option, b: Option) -> bool:
     creates in it, deleting a CRD takes its instances, removing the last finalizer inside either
     lets the namespace or CRD go, and RBAC objects decide what every other request may do. A step on
     one of those is dependent with every step that is not a read alongside another read.
+
+    Letting a watch event through commutes with every other actor's step (the compaction of the
+    watch-expire fault aside): the event is the first one the watch holds back, there before either
+    step, so another actor's write only adds events behind it; and while the watcher runs until it
+    waits again, everything it could do to the store waits at the gate, the watches it opens too
+    (the engine holds every one, so a watch's start, which lists the store, is a step of its own).
     """
     if a.actor == b.actor:
         return False
+    if a.verb in STEPPED or b.verb in STEPPED:
+        return _stepped_independent(a, b)
     if not touches_store(a) or not touches_store(b):
         return True
     if a.fault == "watch-expire" or b.fault == "watch-expire":
         return False
+    if a.verb == WATCH_EVENT or b.verb == WATCH_EVENT:
+        return True
     if a.is_read and b.is_read:
         return True
     if _reaches_other_objects(a) or _reaches_other_objects(b):
@@ -75,7 +85,41 @@ _REACHING_GROUPS = frozenset({"rbac.authorization.k8s.io"})
 
 def _reaches_other_objects(option: Option) -> bool:
     group, resource = option.target[:2]
-    return (group, resource) in _REACHING_RESOURCES or group in _REACHING_GROUPS
+    return option.reaches or (group, resource) in _REACHING_RESOURCES or group in _REACHING_GROUPS
+
+
+_EVENTS = ("", "events")
+
+
+def _stepped_independent(a: Option, b: Option) -> bool:
+    """A simulated controller's write, or a move of the clock, against another step.
+
+    Two of them never commute: each controller reads what the others write, and the clock decides
+    what falls due. A move of the clock commutes only with reads (every write stamps the time). A
+    controller's write (and the Events it creates with it) commutes with a read of another object,
+    and with a client's write to a resource the controller does not read, to another object.
+    """
+    if a.verb in STEPPED and b.verb in STEPPED:
+        return False
+    stepped, other = (a, b) if a.verb in STEPPED else (b, a)
+    if not touches_store(other) or other.verb == WATCH_EVENT:
+        return True
+    if stepped.verb == CLOCK:
+        return other.is_read
+    if other.is_read:
+        return other.target[:2] != _EVENTS and not _same_object(other.target, stepped.target)
+    if _reaches_other_objects(other):
+        return False
+    if stepped.reads is None or other.target[:2] in stepped.reads:
+        return False
+    return not _same_object(other.target, stepped.target)
+
+
+def _same_object(a: ObjectKey, b: ObjectKey) -> bool:
+    """Whether two targets may be the same object (a collection covers every object of its resource)."""
+    if a[:2] != b[:2]:
+        return False
+    return not a[3] or not b[3] or a == b
 
 
 def touches_store(option: Option) -> bool:
@@ -158,8 +202,11 @@ REDUCTIONS = ("dpor", "sleep-sets", "off")
 
 def _as_executed(option: Option, committed: bool) -> Option:
     """A write that changed nothing commutes like the read it turned out to be (its answer still depends
-    on the store, so it stays dependent with writes)."""
-    return option if committed or option.is_read else replace(option, verb="get")
+    on the store, so it stays dependent with writes). A controller's step stays what it was: what it
+    wrote, or failed to write, followed from everything it reads."""
+    if committed or option.is_read or option.verb in STEPPED:
+        return option
+    return replace(option, verb="get")
 
 
 @dataclass
@@ -303,6 +350,11 @@ class DepthFirst:
         for k, options in enumerate(states):
             for actor in sorted({option.actor for option in options}):
                 variants = [option for option in options if option.actor == actor]
+                # A held request stays enabled until its actor moves, so its last racing step is the
+                # one to reverse. A controller's write may instead have been enabled by that step (a
+                # move of the clock, the write it reacts to): the race that matters can lie further
+                # back, so every earlier racing step gets its branch.
+                stepped = any(variant.verb in STEPPED for variant in variants)
                 for i in range(k - 1, -1, -1):
                     step = executed[i]
                     if step.actor == actor or all(independent(step, variant) for variant in variants):
@@ -312,4 +364,5 @@ class DepthFirst:
                     frame = self.stack[i]
                     pending = {option.actor for option in frame.options}
                     frame.backtrack |= {actor} if actor in pending else pending
-                    break
+                    if not stepped:
+                        break

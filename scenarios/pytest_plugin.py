@@ -46,6 +46,10 @@ _SCENARIO_KEYWORDS = (
     "max_steps",
     "authorization",
     "service_accounts",
+    "controllers",
+    "nodes",
+    "outcomes",
+    "horizon",
 )
 
 

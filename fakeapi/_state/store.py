@@ -284,6 +284,14 @@ class Store:
         """A version 4 UUID from the store's random source (seeded runs give the same ones)."""
         return str(uuid.UUID(int=self._random.getrandbits(128), version=4))
 
+    def generator_state(self) -> Any:
+        """The seeded name and uid generator's state (None when unseeded), to put back with :meth:`set_generator_state`."""
+        return self._random.getstate() if isinstance(self._random, _SeededRandom) else None
+
+    def set_generator_state(self, state: Any) -> None:
+        if state is not None and isinstance(self._random, _SeededRandom):
+            self._random.setstate(state)
+
     def generate_name(self, base: str) -> str:
         return base[:58] + "".join(self._random.choice(GENERATE_NAME_ALPHABET) for _ in range(5))
 

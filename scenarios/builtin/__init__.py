@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from scenarios._model import Scenario
-from scenarios.builtin import completion_claim, kopf_finalizer, lost_response, non_ascii, startup_failure_claim
+from scenarios.builtin import (
+    completion_claim,
+    kopf_finalizer,
+    lost_response,
+    non_ascii,
+    pod_outcome_claims,
+    startup_failure_claim,
+)
 
 __all__ = ["BUILTINS", "Builtin", "builtin_scenario"]
 
@@ -30,7 +37,10 @@ def _from(module: ModuleType) -> Builtin:
 
 BUILTINS: dict[str, Builtin] = {
     builtin.name: builtin
-    for builtin in map(_from, (completion_claim, startup_failure_claim, non_ascii, lost_response, kopf_finalizer))
+    for builtin in map(
+        _from,
+        (completion_claim, startup_failure_claim, non_ascii, lost_response, kopf_finalizer, pod_outcome_claims),
+    )
 }
 
 

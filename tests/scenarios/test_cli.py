@@ -25,6 +25,9 @@ VERDICTS = [
     ("lost-response", "trust-response", 1, "LIVENESS"),
     ("kopf-finalizer", "resource-version", 0, "HOLDS"),
     ("kopf-finalizer", "no-precondition", 1, "SAFETY"),
+    ("pod-outcome-claims", "resource-version", 0, "HOLDS"),
+    ("pod-outcome-claims", "startup-issue-whole", 1, "LIVENESS"),
+    ("pod-outcome-claims", "unconditional", 1, "SAFETY"),
 ]
 
 

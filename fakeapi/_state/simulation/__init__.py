@@ -3,10 +3,12 @@
 from fakeapi._state.simulation.manager import FakeTime, Simulation
 from fakeapi._state.simulation.options import CONTROLLER_NAMES, ControllerOptions, NodeSpec, parse_controllers
 from fakeapi._state.simulation.outcomes import Outcome, OutcomeRule, parse_outcome
+from fakeapi._state.simulation.stepping import ControllerWrite
 
 __all__ = [
     "CONTROLLER_NAMES",
     "ControllerOptions",
+    "ControllerWrite",
     "FakeTime",
     "NodeSpec",
     "Outcome",

@@ -44,7 +44,7 @@ from fakeapi._state.simulation.outcomes import Outcome, outcome_for
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
 
-__all__ = ["kubelet_due", "run_pods"]
+__all__ = ["kubelet_due", "pod_workers", "run_pods"]
 
 PODS = builtin_type("", "v1", "Pod")
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
@@ -56,12 +56,15 @@ Event = tuple[str, str, str, str | None]  # type, reason, message, container
 
 
 def run_pods(simulation: Simulation) -> None:
-    """One sync of every pod on a simulated node whose next step is due."""
+    """One sync of every pod on a simulated node whose next step is due (only the focused pod's,
+    when a caller steps the kubelet's pod workers one at a time)."""
     nodes = {spec.name: index for index, spec in enumerate(simulation.options.nodes)}
     now = simulation.store.clock.now()
     for pod in simulation.store.items(PODS, None):
         index = nodes.get((pod.get("spec") or {}).get("nodeName") or "")
         if index is None or (pod.get("status") or {}).get("phase") in TERMINAL:
+            continue
+        if simulation.focus is not None and simulation.focus != _key(pod):
             continue
         if metadata_of(pod).get("deletionTimestamp") is not None:
             _kill(simulation, pod)
@@ -69,6 +72,21 @@ def run_pods(simulation: Simulation) -> None:
         due = _due(simulation, pod)
         if due is not None and due <= now:
             _sync(simulation, pod, index)
+
+
+def pod_workers(simulation: Simulation) -> list[tuple[str, str]]:
+    """The pods the kubelets run (namespace, name): each has its own pod worker upstream."""
+    nodes = {spec.name for spec in simulation.options.nodes}
+    return [
+        _key(pod)
+        for pod in simulation.store.items(PODS, None)
+        if (pod.get("spec") or {}).get("nodeName") in nodes and (pod.get("status") or {}).get("phase") not in TERMINAL
+    ]
+
+
+def _key(pod: dict[str, Any]) -> tuple[str, str]:
+    meta = metadata_of(pod)
+    return (str(meta.get("namespace", "")), str(meta.get("name", "")))
 
 
 def kubelet_due(simulation: Simulation) -> float | None:

@@ -16,25 +16,56 @@ The fake clock is a :class:`FakeTime`: it starts at a whole second and moves onl
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
-from fakeapi._state.simulation.kubelet import kubelet_due, run_pods
+from fakeapi._state.simulation.kubelet import kubelet_due, pod_workers, run_pods
 from fakeapi._state.simulation.nodes import register_nodes
 from fakeapi._state.simulation.options import ControllerOptions
 from fakeapi._state.simulation.recording import EventRecorder
 from fakeapi._state.simulation.scheduling import schedule_pods
+from fakeapi._state.simulation.stepping import ControllerWrite, WriteGate, WriteStopped
+from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
     from fakeapi._state.store import Store
 
-__all__ = ["FakeTime", "Simulation"]
+__all__ = ["Controller", "FakeTime", "Simulation"]
 
 MAX_ROUNDS = 1000  # a round that keeps writing after this many is a loop between controllers
 
 Step = Callable[["Simulation"], None]
 Due = Callable[["Simulation"], "float | None"]
+Resource = tuple[str, str]  # (group, plural)
+
+
+@dataclass(frozen=True)
+class Controller:
+    """One simulated controller: its step, when its next timed step is due, and what it reads.
+
+    ``reads`` are the resources whose state the step's decisions depend on (None: any resource).
+    A scenario engine uses them to know which client requests commute with the controller's writes.
+    ``workers`` lists the objects the controller works on concurrently, one worker each (the
+    kubelet's pod workers): stepped one write at a time, each worker is a racer of its own.
+    """
+
+    name: str
+    step: Step
+    due: Due | None = None
+    reads: frozenset[Resource] | None = None
+    workers: Callable[[Simulation], list[tuple[str, str]]] | None = None
+
+
+_PODS, _NODES = ("", "pods"), ("", "nodes")
+CONTROLLERS = (
+    Controller("nodes", register_nodes, None, frozenset({_NODES})),
+    Controller("scheduler", schedule_pods, None, frozenset({_PODS, _NODES})),
+    Controller("kubelet", run_pods, kubelet_due, frozenset({_PODS, _NODES}), pod_workers),
+    Controller("job", sync_jobs, job_due, frozenset({("batch", "jobs"), _PODS})),
+)
 
 
 class FakeTime:
@@ -58,13 +89,11 @@ class Simulation:
         self.store = store
         self.options = options
         self.recorder = EventRecorder(store)
-        steps: list[tuple[str, Step, Due | None]] = [
-            ("nodes", register_nodes, None),
-            ("scheduler", schedule_pods, None),
-            ("kubelet", run_pods, kubelet_due),
-            ("job", sync_jobs, job_due),
-        ]
-        self._steps = [(step, due) for name, step, due in steps if options.runs(name)]
+        self.controllers = tuple(controller for controller in CONTROLLERS if options.runs(controller.name))
+        self._steps = [(controller.step, controller.due) for controller in self.controllers]
+        self._real_store = store
+        self.focus: tuple[str, str] | None = None
+        """The one object a worker-stepped controller acts on (None: all of them)."""
 
     def reset(self) -> None:
         """Forget what was recorded since the store was last restored (the Event name sequence)."""
@@ -100,6 +129,69 @@ class Simulation:
             self.settle()
         time.now = target
         self.settle()
+
+    # -- one write at a time (a caller chooses the order: docs/controllers.md) ---------------------
+
+    def pending(self) -> list[ControllerWrite]:
+        """What each controller (each worker of one that has them) would write next at the clock's
+        current instant, in controller order."""
+        writes = []
+        for controller in self.controllers:
+            for worker in controller.workers(self) if controller.workers else [None]:
+                names, events = self._real_store.generator_state(), self.recorder.position
+                try:
+                    with self._gated(controller.name, probe=True, focus=worker):
+                        controller.step(self)
+                except WriteStopped as stopped:
+                    if stopped.write is not None:
+                        writes.append(stopped.write)
+                finally:
+                    self._real_store.set_generator_state(names)
+                    self.recorder.rewind(events)
+        return writes
+
+    def step(self, name: str, worker: str = "") -> ControllerWrite | None:
+        """Let controller ``name`` (its worker for object ``worker``, ``namespace/name``, if it has
+        workers) make its next write, with the Events that go with it; what it wrote.
+
+        A write the store refuses ends the step too: it is returned with ``refused`` set, as a real
+        controller's failed request would be logged and retried.
+        """
+        controller = next((c for c in self.controllers if c.name == name), None)
+        if controller is None:
+            raise LookupError(f"no simulated controller {name!r} runs here")
+        focus = None
+        if worker:
+            namespace, _, object_name = worker.rpartition("/")
+            focus = (namespace, object_name)
+        with self._gated(name, probe=False, focus=focus) as gate:
+            try:
+                controller.step(self)
+            except WriteStopped:
+                pass
+            except APIError as error:
+                attempted = gate.attempted
+                if attempted is None:
+                    raise
+                return ControllerWrite(**{**attempted.__dict__, "refused": error.message})
+        return gate.written
+
+    def next_due_after(self, now: float) -> float | None:
+        """The next instant after ``now`` at which a controller's timed step falls due."""
+        times = [when for _, due in self._steps if due is not None and (when := due(self)) is not None and when > now]
+        return min(times, default=None)
+
+    @contextmanager
+    def _gated(self, name: str, *, probe: bool, focus: tuple[str, str] | None = None) -> Iterator[WriteGate]:
+        worker = "/".join(focus) if focus is not None else ""
+        gate = WriteGate(self._real_store, name, probe=probe, worker=worker)
+        self.store = self.recorder.store = cast("Store", gate)
+        self.focus = focus
+        try:
+            yield gate
+        finally:
+            self.store = self.recorder.store = self._real_store
+            self.focus = None
 
     def due_in(self) -> float | None:
         """Seconds of real time until the next step, after settling what is due now."""

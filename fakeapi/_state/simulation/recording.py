@@ -54,14 +54,22 @@ class EventRecorder:
     """Creates Events in the store for the simulated components, with collision-free names."""
 
     def __init__(self, store: Store) -> None:
-        self._store = store
+        self.store = store
         self._last_nanos = 0
 
     def reset(self) -> None:
         self._last_nanos = 0
 
+    @property
+    def position(self) -> int:
+        """Where the name sequence stands (a probe puts it back with :meth:`rewind`)."""
+        return self._last_nanos
+
+    def rewind(self, position: int) -> None:
+        self._last_nanos = position
+
     def _nanos(self) -> int:
-        nanos = max(round(self._store.clock.now() * 1_000_000) * 1000, self._last_nanos + 1)
+        nanos = max(round(self.store.clock.now() * 1_000_000) * 1000, self._last_nanos + 1)
         self._last_nanos = nanos
         return nanos
 
@@ -79,7 +87,7 @@ class EventRecorder:
     ) -> None:
         """A ``tools/record`` Event (the kubelet's, the controller manager's)."""
         nanos = self._nanos()
-        now = self._store.clock.timestamp()
+        now = self.store.clock.timestamp()
         source = {"component": component, **({"host": host} if host else {})}
         event = {
             "kind": "Event",
@@ -137,7 +145,7 @@ class EventRecorder:
 
     def _create(self, event: dict[str, Any], manager: str) -> None:
         namespace = event["metadata"]["namespace"]
-        self._store.create(_EVENTS, namespace, event, manager=manager)
+        self.store.create(_EVENTS, namespace, event, manager=manager)
 
 
 def _micro_time(nanos: int) -> str:
