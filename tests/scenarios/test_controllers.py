@@ -182,3 +182,36 @@ def test_the_startup_claim_breaks_on_the_kubelets_message_for_an_image_with_an_a
     assert "failed only because of spelling at /status/startupIssue/message" in report
     assert "pr-1488\\u0026debug=1" in report and "sent ...ple.com/team/app:pr-1488&debug=1" in report
     assert "| kubelet/default/job-3-worker | update pods/status default/job-3-worker |" in report
+
+
+def test_a_delete_races_with_reads_of_the_dependents_the_garbage_collector_deletes_inside_it() -> None:
+    from scenarios import SetupContext
+
+    async def own(ctx: SetupContext) -> None:
+        core = CoreV1Api(ctx.api)
+        parent = await core.read_namespaced_config_map("parent", "default")
+        reference = {"apiVersion": "v1", "kind": "ConfigMap", "name": "parent", "uid": parent.metadata.uid}
+        child = {"metadata": {"name": "child", "ownerReferences": [reference]}, "data": {"a": "b"}}
+        await core.create_namespaced_config_map("default", child)
+
+    async def deleter(ctx: TickContext) -> None:
+        await CoreV1Api(ctx.api).delete_namespaced_config_map("parent", "default")
+
+    async def reader(ctx: TickContext) -> None:
+        try:
+            await CoreV1Api(ctx.api).read_namespaced_config_map("child", "default")
+        except ApiException as error:
+            ctx.effect("read", str(error.status))
+            return
+        ctx.effect("read", "200")
+
+    parent = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "parent"}}
+    target = scenario(objects=[parent], actors={"deleter": deleter, "reader": reader}, setup=own, checks=())
+    seen = {tuple(effect.key for effect in run.effects) for run in _runs(target, "dpor")}
+    assert seen == {("200",), ("404",)}  # the reader ran before the delete, or after it took the child
+
+
+def _runs(target: Any, reduction: str) -> list[Any]:
+    runs: list[Any] = []
+    explore(target, reduction=reduction, keep_going=True, progress=lambda exploration: runs.append(exploration.last))
+    return runs
