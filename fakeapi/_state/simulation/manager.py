@@ -3,7 +3,8 @@
 Real controllers react to watch events a moment after each write and to timers on the wall clock.
 Here each controller is level-triggered: it reads the store, writes what is due at the clock's
 current instant, and says when its next step falls due. :meth:`Simulation.settle` runs the
-controllers in a fixed order (nodes, scheduler, kubelet, job) until a whole round writes nothing;
+controllers in a fixed order (nodes, scheduler, kubelet, job, deployment, replicaset) until a whole
+round writes nothing;
 :meth:`Simulation.advance` moves the fake clock forward one due instant at a time, settling at each,
 so a 30-second advance sees every step in between in the order it would have happened. Nothing runs
 between advances on the fake clock: a test that has written something calls ``advance(0)`` to let
@@ -19,11 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from fakeapi._state.simulation.deployments import deployment_due
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, run_pods
 from fakeapi._state.simulation.nodes import register_nodes
 from fakeapi._state.simulation.options import ControllerOptions
 from fakeapi._state.simulation.recording import EventRecorder
+from fakeapi._state.simulation.replicasets import replicaset_due, sync_replicasets
+from fakeapi._state.simulation.rollouts import sync_deployments
 from fakeapi._state.simulation.scheduling import schedule_pods
 
 if TYPE_CHECKING:
@@ -63,6 +67,8 @@ class Simulation:
             ("scheduler", schedule_pods, None),
             ("kubelet", run_pods, kubelet_due),
             ("job", sync_jobs, job_due),
+            ("deployment", sync_deployments, deployment_due),
+            ("replicaset", sync_replicasets, replicaset_due),
         ]
         self._steps = [(step, due) for name, step, due in steps if options.runs(name)]
 
