@@ -320,6 +320,24 @@ async def test_recreate_deletes_the_old_pods_before_creating_new_ones(server: Fa
     assert rs[new]["metadata"]["annotations"]["deployment.kubernetes.io/max-replicas"] == "2"
 
 
+async def test_recreate_waits_for_old_pods_to_be_gone(server: FakeAPIServer, client: RawClient) -> None:
+    held = deployment(replicas=1, strategy={"type": "Recreate"})
+    held["spec"]["template"]["metadata"]["finalizers"] = ["example.com/hold"]
+    held["spec"]["template"]["spec"]["nodeName"] = "elsewhere"  # no simulated kubelet kills it
+    await client.post(DEPLOYMENTS, held)
+    server.advance(0)
+    [pod] = (await get(client, PODS))["items"]
+    assert pod["metadata"]["finalizers"] == ["example.com/hold"]
+    await set_image(client, "nginx", "nginx:1.27")
+    server.advance(0)
+    [old] = await sizes(client)
+    assert await sizes(client) == {old: 0}
+    assert (await get(client, f"{PODS}/{pod['metadata']['name']}"))["metadata"]["deletionTimestamp"] == NOW
+    await merge_patch(client, f"{PODS}/{pod['metadata']['name']}", {"metadata": {"finalizers": None}})
+    server.advance(0)
+    assert sorted((await sizes(client)).values()) == [0, 1]
+
+
 async def test_the_progress_deadline_passes_on_the_fake_clock(server: FakeAPIServer, client: RawClient) -> None:
     await client.post(DEPLOYMENTS, deployment(image="shy", progressDeadlineSeconds=30))
     server.advance(0)
