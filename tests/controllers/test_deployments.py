@@ -210,6 +210,33 @@ async def test_a_deployment_rolls_out_its_first_replicaset(server: FakeAPIServer
     }
 
 
+async def test_a_name_taken_by_another_replicaset_bumps_the_collision_count(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    squatter = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": "nginx-5869d7778c"},
+        "spec": {
+            "replicas": 0,
+            "selector": {"matchLabels": {"app": "other"}},
+            "template": {
+                "metadata": {"labels": {"app": "other"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    assert (await client.post(REPLICASETS, squatter)).status == 201
+    await client.post(DEPLOYMENTS, deployment(replicas=1))
+    server.advance(0)
+    d = await get(client, f"{DEPLOYMENTS}/nginx")
+    assert d["status"]["collisionCount"] == 1
+    second = f"nginx-{compute_hash(d['spec']['template'], 1)}"
+    assert sorted(await sizes(client)) == sorted(["nginx-5869d7778c", second])
+    assert (await replicasets(client))[second]["metadata"]["ownerReferences"][0]["name"] == "nginx"
+    assert d["status"]["availableReplicas"] == 1
+
+
 async def test_pods_that_never_become_ready_leave_it_unavailable(server: FakeAPIServer, client: RawClient) -> None:
     created = await client.post(DEPLOYMENTS, deployment(image="shy"))
     since = created.json()["metadata"]["resourceVersion"]

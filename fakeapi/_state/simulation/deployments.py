@@ -4,7 +4,9 @@
 synced; otherwise the paused condition is checked (``sync.go`` ``checkPausedConditions``), a paused
 Deployment or one whose ReplicaSets record another ``desired-replicas`` (``isScalingEvent``) is
 scaled (``sync``), and any other is rolled out by its strategy (:mod:`.rollouts`). This module
-holds what every path shares, read from ``sync.go``, ``progress.go`` and ``util/deployment_util.go``:
+holds what every path shares, read from ``sync.go``, ``progress.go`` and ``util/deployment_util.go``
+(the conditions are in :mod:`.deployment_progress`, the sizes and annotations in
+:mod:`.deployment_specs`):
 
 * the ReplicaSets the Deployment controls and its selector matches (``ListReplicaSets``), the new
   one being the oldest whose template equals the Deployment's but for ``pod-template-hash``
@@ -28,12 +30,38 @@ Writes are by ``kube-controller-manager``; Events come from ``deployment-control
 from __future__ import annotations
 
 import copy
-import math
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._state.clock import parse_timestamp
-from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
+from fakeapi._state.simulation.deployment_progress import (
+    DEPLOYMENTS,
+    complete,
+    condition_of,
+    go_status,
+    progressing,
+    remove_condition,
+    set_condition,
+    timed_out,
+)
+from fakeapi._state.simulation.deployment_specs import (
+    ANNOTATIONS_TO_SKIP,
+    DESIRED_REPLICAS,
+    HASH_LABEL,
+    MAX_INT32,
+    MAX_REPLICAS,
+    MAX_REVISION_HISTORY_CHARS,
+    REVISION,
+    REVISION_HISTORY,
+    by_creation,
+    equal_ignore_hash,
+    has_progress_deadline,
+    int_or_percent,
+    is_rolling,
+    max_surge,
+    max_unavailable,
+    replicas_of,
+    revision_of,
+)
 from fakeapi._state.simulation.podhash import compute_hash
 from fakeapi._state.simulation.replicasets import REPLICASETS, controller_of, owned_by, selects
 from fakeapi.errors import APIError
@@ -41,136 +69,10 @@ from fakeapi.errors import APIError
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
 
-__all__ = ["DEPLOYMENTS", "DeploymentSync", "deployment_due"]
+__all__ = ["DeploymentSync"]
 
-DEPLOYMENTS = builtin_type("apps", "v1", "Deployment")
 MANAGER = "kube-controller-manager"
 COMPONENT = "deployment-controller"
-HASH_LABEL = "pod-template-hash"
-REVISION = "deployment.kubernetes.io/revision"
-REVISION_HISTORY = "deployment.kubernetes.io/revision-history"
-DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas"
-MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"
-ANNOTATIONS_TO_SKIP = frozenset(
-    (
-        "kubectl.kubernetes.io/last-applied-configuration",
-        REVISION,
-        REVISION_HISTORY,
-        DESIRED_REPLICAS,
-        MAX_REPLICAS,
-        "deprecated.deployment.rollback.to",
-    )
-)
-MAX_REVISION_HISTORY_CHARS = 2000
-MAX_INT32 = 2**31 - 1
-
-
-def deployment_due(simulation: Simulation) -> float | None:
-    """When a rolling-out Deployment's progress deadline passes (``requeueStuckDeployment``: a second after it)."""
-    times = []
-    for deployment in simulation.store.items(DEPLOYMENTS, None):
-        deadline = progress_deadline(deployment)
-        if deadline is not None and deadline + 1 > simulation.store.clock.now():
-            times.append(deadline + 1)
-    return min(times, default=None)
-
-
-def progress_deadline(deployment: dict[str, Any]) -> float | None:
-    """The instant after which a Deployment still rolling out has timed out, if it can time out."""
-    spec = deployment.get("spec") or {}
-    condition = condition_of(deployment.get("status") or {}, "Progressing")
-    if not has_progress_deadline(deployment) or condition is None or spec.get("paused"):
-        return None
-    if condition.get("reason") in ("NewReplicaSetAvailable", "ProgressDeadlineExceeded"):
-        return None
-    updated = parse_timestamp(condition.get("lastUpdateTime") or "")
-    return None if updated is None else updated + int(spec["progressDeadlineSeconds"])
-
-
-def has_progress_deadline(deployment: dict[str, Any]) -> bool:
-    seconds = (deployment.get("spec") or {}).get("progressDeadlineSeconds")
-    return seconds is not None and int(seconds) != MAX_INT32
-
-
-def condition_of(status: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    return next((c for c in status.get("conditions") or [] if c.get("type") == kind), None)
-
-
-def replicas_of(obj: dict[str, Any]) -> int:
-    return int((obj.get("spec") or {}).get("replicas", 1))
-
-
-def revision_of(replicaset: dict[str, Any]) -> int:
-    try:
-        return int((metadata_of(replicaset).get("annotations") or {}).get(REVISION, "0"))
-    except ValueError:
-        return 0
-
-
-def by_creation(replicaset: dict[str, Any]) -> tuple[float, str]:
-    """``controller.ReplicaSetsByCreationTimestamp``: creation time, then name."""
-    meta = metadata_of(replicaset)
-    return (parse_timestamp(meta.get("creationTimestamp") or "") or 0.0, str(meta.get("name") or ""))
-
-
-def int_or_percent(value: Any, total: int, round_up: bool) -> int:
-    """``intstr.GetScaledValueFromIntOrPercent``."""
-    if isinstance(value, str):
-        percent = int(value.removesuffix("%"))
-        scaled = percent * float(total) / 100
-        return int(math.ceil(scaled) if round_up else math.floor(scaled))
-    return int(value or 0)
-
-
-def fenceposts(deployment: dict[str, Any]) -> tuple[int, int]:
-    """``ResolveFenceposts``: maxSurge rounded up, maxUnavailable rounded down, never both zero."""
-    spec = deployment.get("spec") or {}
-    rolling = (spec.get("strategy") or {}).get("rollingUpdate") or {}
-    desired = replicas_of(deployment)
-    surge = int_or_percent(rolling.get("maxSurge", 0), desired, True)
-    unavailable = int_or_percent(rolling.get("maxUnavailable", 0), desired, False)
-    if surge == 0 and unavailable == 0:
-        unavailable = 1
-    return surge, unavailable
-
-
-def is_rolling(deployment: dict[str, Any]) -> bool:
-    strategy = (deployment.get("spec") or {}).get("strategy") or {}
-    return bool(strategy.get("type", "RollingUpdate") == "RollingUpdate")
-
-
-def max_surge(deployment: dict[str, Any]) -> int:
-    return fenceposts(deployment)[0] if is_rolling(deployment) else 0
-
-
-def max_unavailable(deployment: dict[str, Any]) -> int:
-    desired = replicas_of(deployment)
-    if not is_rolling(deployment) or desired == 0:
-        return 0
-    return min(fenceposts(deployment)[1], desired)
-
-
-def _template_without_hash(template: dict[str, Any]) -> Any:
-    template = copy.deepcopy(template or {})
-    labels = (template.get("metadata") or {}).get("labels")
-    if isinstance(labels, dict):
-        labels.pop(HASH_LABEL, None)
-    return _pruned(template)
-
-
-def _pruned(value: Any) -> Any:
-    """A decoded template as the informer holds it: empty lists and maps are nil, a null time is zero."""
-    if isinstance(value, dict):
-        pruned = {key: _pruned(item) for key, item in value.items()}
-        return {key: item for key, item in pruned.items() if item is not None and item != [] and item != {}}
-    if isinstance(value, list):
-        return [_pruned(item) for item in value]
-    return value
-
-
-def equal_ignore_hash(first: dict[str, Any], second: dict[str, Any]) -> bool:
-    """``EqualIgnoreHash``."""
-    return bool(_template_without_hash(first) == _template_without_hash(second))
 
 
 class DeploymentSync:
@@ -443,34 +345,8 @@ class DeploymentSync:
 
     # Status
 
-    def set_condition(
-        self, kind: str, status: str, reason: str, message: str, *, transition: str | None = None
-    ) -> None:
-        """``SetDeploymentCondition`` of ``NewDeploymentCondition`` (both times now, or the transition given)."""
-        conditions = list(self.status.get("conditions") or [])
-        current = next((c for c in conditions if c.get("type") == kind), None)
-        if current is not None and current.get("status") == status and current.get("reason") == reason:
-            return
-        now = self.now()
-        if current is not None and current.get("status") == status:
-            transition = current["lastTransitionTime"]
-        transition = transition or now
-        condition = {
-            "type": kind,
-            "status": status,
-            "lastUpdateTime": now,
-            "lastTransitionTime": transition,
-            "reason": reason,
-            "message": message,
-        }
-        self.status["conditions"] = [c for c in conditions if c.get("type") != kind] + [condition]
-
-    def remove_condition(self, kind: str) -> None:
-        conditions = [c for c in self.status.get("conditions") or [] if c.get("type") != kind]
-        if conditions:
-            self.status["conditions"] = conditions
-        else:
-            self.status.pop("conditions", None)
+    def set_condition(self, kind: str, value: str, reason: str, message: str) -> None:
+        set_condition(self.status, kind, value, reason, message, self.now())
 
     def write_status(self) -> None:
         annotations = metadata_of(self.d).get("annotations")
@@ -480,7 +356,7 @@ class DeploymentSync:
             meta = dict(current.get("metadata") or {})
             if annotations:
                 meta["annotations"] = annotations
-            return {**current, "metadata": meta, "status": _go_status(status)}
+            return {**current, "metadata": meta, "status": go_status(status)}
 
         self.d = copy.deepcopy(
             self.store.update(
@@ -496,107 +372,74 @@ class DeploymentSync:
 
     def calculate_status(self, all_rs: list[dict[str, Any]], new: dict[str, Any] | None) -> dict[str, Any]:
         """``calculateStatus``, with the Available condition."""
-        available = sum(int((rs.get("status") or {}).get("availableReplicas") or 0) for rs in all_rs)
-        total = sum(replicas_of(rs) for rs in all_rs)
+
+        def total(key: str, replicasets: list[dict[str, Any]]) -> int:
+            return sum(int((rs.get("status") or {}).get(key) or 0) for rs in replicasets)
+
+        available = total("availableReplicas", all_rs)
         status: dict[str, Any] = {
             "observedGeneration": metadata_of(self.d).get("generation"),
-            "replicas": sum(int((rs.get("status") or {}).get("replicas") or 0) for rs in all_rs),
-            "updatedReplicas": int(((new or {}).get("status") or {}).get("replicas") or 0),
-            "readyReplicas": sum(int((rs.get("status") or {}).get("readyReplicas") or 0) for rs in all_rs),
+            "replicas": total("replicas", all_rs),
+            "updatedReplicas": total("replicas", [new] if new is not None else []),
+            "readyReplicas": total("readyReplicas", all_rs),
             "availableReplicas": available,
-            "unavailableReplicas": max(total - available, 0),
+            "unavailableReplicas": max(sum(replicas_of(rs) for rs in all_rs) - available, 0),
         }
         if self.status.get("collisionCount") is not None:
             status["collisionCount"] = self.status["collisionCount"]
         if self.status.get("conditions"):
             status["conditions"] = copy.deepcopy(self.status["conditions"])
-        previous, self.d["status"] = self.status, status
+        now = self.now()
         if available >= replicas_of(self.d) - max_unavailable(self.d):
-            self.set_condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
-        else:
-            self.set_condition(
-                "Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability."
+            set_condition(
+                status, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", now
             )
-        self.d["status"] = previous
+        else:
+            message = "Deployment does not have minimum availability."
+            set_condition(status, "Available", "False", "MinimumReplicasUnavailable", message, now)
         return status
 
     def sync_status(self, all_rs: list[dict[str, Any]], new: dict[str, Any] | None) -> None:
         """``syncDeploymentStatus``: the calculated status, written when it differs."""
         status = self.calculate_status(all_rs, new)
-        if _go_status(status) != _go_status(self.status):
+        if go_status(status) != go_status(self.status):
             self.d["status"] = status
             self.write_status()
 
     def sync_rollout_status(self, all_rs: list[dict[str, Any]], new: dict[str, Any] | None) -> None:
         """``syncRolloutStatus``: the calculated status and the Progressing condition (``progress.go``)."""
-        old_status = self.status
+        old = self.status
         status = self.calculate_status(all_rs, new)
-        self.d["status"] = status
         if not has_progress_deadline(self.d):
-            self.remove_condition("Progressing")
-        current = condition_of(old_status, "Progressing")
+            remove_condition(status, "Progressing")
+        current = condition_of(old, "Progressing")
         complete_before = (
             status["replicas"] == status["updatedReplicas"]
             and current is not None
             and current.get("reason") == "NewReplicaSetAvailable"
         )
         subject = f'ReplicaSet "{metadata_of(new).get("name")}"' if new is not None else f'Deployment "{self.name}"'
+        now = self.now()
         if has_progress_deadline(self.d) and not complete_before:
-            if self._complete(status):
-                self.set_condition(
-                    "Progressing", "True", "NewReplicaSetAvailable", f"{subject} has successfully progressed."
-                )
-            elif self._progressing(old_status, status):
+            if complete(self.d, status):
+                message = f"{subject} has successfully progressed."
+                set_condition(status, "Progressing", "True", "NewReplicaSetAvailable", message, now)
+            elif progressing(old, status):
                 # Progressing is set anew on every sign of progress: lastUpdateTime moves, the transition stays.
                 kept = (
                     current.get("lastTransitionTime")
                     if current is not None and current.get("status") == "True"
                     else None
                 )
-                self.remove_condition("Progressing")
-                self.set_condition(
-                    "Progressing", "True", "ReplicaSetUpdated", f"{subject} is progressing.", transition=kept
-                )
-            elif self._timed_out(status):
-                self.set_condition(
-                    "Progressing", "False", "ProgressDeadlineExceeded", f"{subject} has timed out progressing."
-                )
-        self.d["status"] = old_status
-        if _go_status(status) != _go_status(old_status):
+                remove_condition(status, "Progressing")
+                message = f"{subject} is progressing."
+                set_condition(status, "Progressing", "True", "ReplicaSetUpdated", message, now, transition=kept)
+            elif timed_out(self.d, status, self.store.clock.now()):
+                message = f"{subject} has timed out progressing."
+                set_condition(status, "Progressing", "False", "ProgressDeadlineExceeded", message, now)
+        if go_status(status) != go_status(old):
             self.d["status"] = status
             self.write_status()
-
-    def _complete(self, status: dict[str, Any]) -> bool:
-        """``DeploymentComplete``."""
-        desired = replicas_of(self.d)
-        return (
-            status["updatedReplicas"] == desired
-            and status["replicas"] == desired
-            and status["availableReplicas"] == desired
-            and int(status.get("observedGeneration") or 0) >= int(metadata_of(self.d).get("generation") or 0)
-        )
-
-    def _progressing(self, old: dict[str, Any], new: dict[str, Any]) -> bool:
-        """``DeploymentProgressing``."""
-        old_old = int(old.get("replicas") or 0) - int(old.get("updatedReplicas") or 0)
-        new_old = new["replicas"] - new["updatedReplicas"]
-        return bool(
-            new["updatedReplicas"] > int(old.get("updatedReplicas") or 0)
-            or new_old < old_old
-            or new["readyReplicas"] > int(old.get("readyReplicas") or 0)
-            or new["availableReplicas"] > int(old.get("availableReplicas") or 0)
-        )
-
-    def _timed_out(self, status: dict[str, Any]) -> bool:
-        """``DeploymentTimedOut``: the last progress is older than the deadline (strictly, as ``Before``)."""
-        condition = condition_of(status, "Progressing")
-        if condition is None or condition.get("reason") == "NewReplicaSetAvailable":
-            return False
-        if condition.get("reason") == "ProgressDeadlineExceeded":
-            return True
-        updated = parse_timestamp(condition.get("lastUpdateTime") or "") or 0.0
-        deadline = updated + int((self.d.get("spec") or {}).get("progressDeadlineSeconds") or 0)
-        return deadline < self.store.clock.now()
 
     def cleanup(self, olds: list[dict[str, Any]]) -> None:
         """``cleanupDeployment``: delete the oldest revisions beyond ``revisionHistoryLimit``."""
@@ -618,8 +461,3 @@ class DeploymentSync:
                 continue
             self.store.delete(REPLICASETS, self.namespace, str(meta.get("name")))
             self.replicasets = [other for other in self.replicasets if metadata_of(other).get("uid") != meta.get("uid")]
-
-
-def _go_status(status: dict[str, Any]) -> dict[str, Any]:
-    """A ``DeploymentStatus`` as Go writes it: every count but the conditions is ``omitempty``."""
-    return {key: value for key, value in status.items() if value not in (0, None, [])}

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fakeapi._state.simulation.deployments import deployment_due
+from fakeapi._state.simulation.deployment_progress import deployment_due
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, run_pods
 from fakeapi._state.simulation.nodes import register_nodes

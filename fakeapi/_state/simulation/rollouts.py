@@ -24,19 +24,18 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
-from fakeapi._state.simulation.deployments import (
-    DEPLOYMENTS,
+from fakeapi._state.simulation.deployment_progress import DEPLOYMENTS, complete, condition_of
+from fakeapi._state.simulation.deployment_specs import (
     DESIRED_REPLICAS,
     MAX_REPLICAS,
-    DeploymentSync,
     by_creation,
-    condition_of,
     has_progress_deadline,
     is_rolling,
     max_surge,
     max_unavailable,
     replicas_of,
 )
+from fakeapi._state.simulation.deployments import DeploymentSync
 from fakeapi._state.simulation.replicasets import controller_of
 
 if TYPE_CHECKING:
@@ -236,14 +235,9 @@ def _rollout_rolling(sync: DeploymentSync) -> None:
 
 
 def _finish(sync: DeploymentSync, olds: list[dict[str, Any]], new: dict[str, Any] | None, *, cleanup: bool) -> None:
-    if cleanup and sync._complete(_status_counts(sync.status)):
+    if cleanup and complete(sync.d, sync.status):
         sync.cleanup(olds)
     sync.sync_rollout_status([sync.current(rs) for rs in _with_new(olds, new)], new)
-
-
-def _status_counts(status: dict[str, Any]) -> dict[str, Any]:
-    keys = ("replicas", "updatedReplicas", "availableReplicas", "readyReplicas")
-    return {**{key: int(status.get(key) or 0) for key in keys}, "observedGeneration": status.get("observedGeneration")}
 
 
 def _reconcile_new(sync: DeploymentSync, new: dict[str, Any], olds: list[dict[str, Any]]) -> bool:
