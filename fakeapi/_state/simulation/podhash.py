@@ -14,7 +14,8 @@ protobuf, so an empty list or map is nil there (protobuf cannot tell them apart)
 ``<nil>`` here too. A ``resource.Quantity`` is written from its unexported fields
 (``int64Amount``, ``infDecAmount``, the cached string, the format): that layout is as recalled from
 ``quantity.go``, not read for this module, so a template with resources may hash differently from
-a real cluster; a template without quantities hashes as the real one.
+a real cluster; a template without quantities hashes as the real one. So does one without a ``creationTimestamp``
+of its own (a set one carries the controller's time zone, which is not reproduced).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.typed.quantities import QuantityError, canonical_quantity
 from fakeapi._state.typed.structs import GoStructs, go_structs
 
@@ -30,6 +32,7 @@ __all__ = ["compute_hash", "safe_encode", "spew_template"]
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 _FNV_OFFSET, _FNV_PRIME = 0x811C9DC5, 0x01000193
 _PACKAGE = re.compile(r"[a-z0-9]+/(v[0-9a-z]+)\.")
+_UNIX_TO_INTERNAL = 62135596800  # seconds from year 1 to 1970, as time.Time counts them
 _ZERO_TIME = "{Time:(time.Time){wall:(uint64)0 ext:(int64)0 loc:(*time.Location)<nil>}}"
 _INTS = frozenset(("int8", "int16", "int32", "int64", "int", "uint8", "uint16", "uint32", "uint64", "uint"))
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -129,7 +132,14 @@ class _Spew:
         return "{" + " ".join(parts) + "}"
 
     def _time(self, value: Any) -> str:
-        raise ValueError(f"a pod template with a timestamp ({value}) has no reproduced hash")
+        """A set timestamp (a template's ``creationTimestamp`` written by hand): seconds and nanoseconds as
+        ``time.Time`` keeps them, but the ``*time.Location`` of the controller's zone is not reproduced."""
+        seconds = parse_timestamp(str(value))
+        if seconds is None:
+            return _ZERO_TIME
+        whole = int(seconds)
+        nanos = round((seconds - whole) * 1_000_000_000)
+        return f"{{Time:(time.Time){{wall:(uint64){nanos} ext:(int64){whole + _UNIX_TO_INTERNAL} loc:(*time.Location)<nil>}}}}"
 
 
 def _map_types(go_type: str) -> tuple[str, str]:
