@@ -284,6 +284,52 @@ async def test_pods_that_never_become_ready_leave_it_unavailable(server: FakeAPI
     assert "availableReplicas" not in d["status"] and "readyReplicas" not in d["status"]
 
 
+async def test_a_refused_pod_sets_replica_failure_until_pods_can_be_created(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    broken = deployment(replicas=2)
+    broken["spec"]["template"]["spec"]["serviceAccountName"] = "robot"
+    await client.post(DEPLOYMENTS, broken)
+    server.advance(0)
+    [name] = await sizes(client)
+    refusal = (
+        f'pods "{name}-" is forbidden: error looking up service account default/robot: serviceaccount "robot" not found'
+    )
+    assert await events(client, "FailedCreate") == [f"Error creating: {refusal}"]
+    failed = (await get(client, f"{REPLICASETS}/{name}"))["status"]
+    assert failed == {
+        "replicas": 0,
+        "observedGeneration": 1,
+        "conditions": [
+            {
+                "type": "ReplicaFailure",
+                "status": "True",
+                "lastTransitionTime": NOW,
+                "reason": "FailedCreate",
+                "message": refusal,
+            }
+        ],
+    }
+    d = await get(client, f"{DEPLOYMENTS}/nginx")
+    assert d["status"]["conditions"][-1] == {
+        "type": "ReplicaFailure",
+        "status": "True",
+        "lastUpdateTime": NOW,
+        "lastTransitionTime": NOW,
+        "reason": "FailedCreate",
+        "message": refusal,
+    }
+    server.advance(5)
+    assert len(await events(client, "FailedCreate")) == 1
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot"}}
+    assert (await client.post("/api/v1/namespaces/default/serviceaccounts", account)).status == 201
+    server.advance(0)
+    rs = (await get(client, f"{REPLICASETS}/{name}"))["status"]
+    assert "conditions" not in rs and rs["availableReplicas"] == 2
+    d = await get(client, f"{DEPLOYMENTS}/nginx")
+    assert [c["type"] for c in d["status"]["conditions"]] == ["Available", "Progressing"]
+
+
 async def test_a_rolling_update_rounds_surge_up_and_unavailable_down(server: FakeAPIServer, client: RawClient) -> None:
     strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}
     await client.post(DEPLOYMENTS, deployment(replicas=10, strategy=strategy))

@@ -28,6 +28,7 @@ __all__ = [
     "go_status",
     "progressing",
     "remove_condition",
+    "replica_failure",
     "set_condition",
     "timed_out",
 ]
@@ -133,6 +134,15 @@ def timed_out(deployment: dict[str, Any], status: dict[str, Any], now: float) ->
         return True
     updated = parse_timestamp(condition.get("lastUpdateTime") or "") or 0.0
     return updated + int((deployment.get("spec") or {}).get("progressDeadlineSeconds") or 0) < now
+
+
+def replica_failure(all_rs: list[dict[str, Any]], new: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``getReplicaFailures``: the new ReplicaSet's ``ReplicaFailure`` condition, else the first old one's."""
+    for replicaset in ([new] if new is not None else []) + all_rs:
+        found = condition_of(replicaset.get("status") or {}, "ReplicaFailure")
+        if found is not None:
+            return found
+    return None
 
 
 def go_status(status: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,8 @@ holds what every path shares, read from ``sync.go``, ``progress.go`` and ``util/
   a name taken by a ReplicaSet with another template bumps ``status.collisionCount``;
 * ``calculateStatus``, the Available condition and ``syncRolloutStatus``'s Progressing condition
   (``ReplicaSetUpdated``, ``NewReplicaSetAvailable``, ``ProgressDeadlineExceeded`` once the last
-  progress is older than ``progressDeadlineSeconds`` on the server's clock);
+  progress is older than ``progressDeadlineSeconds`` on the server's clock) and the ReplicaSets'
+  ``ReplicaFailure`` copied over (``getReplicaFailures``);
 * ``cleanupDeployment``: old ReplicaSets beyond ``revisionHistoryLimit``, scaled to zero, deleted
   oldest revision first.
 
@@ -40,6 +41,7 @@ from fakeapi._state.simulation.deployment_progress import (
     go_status,
     progressing,
     remove_condition,
+    replica_failure,
     set_condition,
     timed_out,
 )
@@ -437,6 +439,13 @@ class DeploymentSync:
             elif timed_out(self.d, status, self.store.clock.now()):
                 message = f"{subject} has timed out progressing."
                 set_condition(status, "Progressing", "False", "ProgressDeadlineExceeded", message, now)
+        failure = replica_failure(all_rs, new)
+        if failure is None:
+            remove_condition(status, "ReplicaFailure")
+        else:
+            # ReplicaSetToDeploymentCondition: both times are the ReplicaSet condition's transition.
+            since = str(failure.get("lastTransitionTime") or now)
+            set_condition(status, "ReplicaFailure", failure["status"], failure["reason"], failure["message"], since)
         if go_status(status) != go_status(old):
             self.d["status"] = status
             self.write_status()

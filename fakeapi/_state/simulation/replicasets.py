@@ -15,10 +15,17 @@ its selector matches, then:
   ``minReadySeconds`` on the server's clock) and ``observedGeneration``, written only when one
   of them changed (``updateReplicaSetStatus``).
 
+A pod create the apiserver refuses (a missing ServiceAccount, say) stops the creations of that
+sync with a Warning ``FailedCreate`` Event ``Error creating: <the apiserver's message>`` (none in
+a terminating namespace) and, in ``calculateStatus``, the ``ReplicaFailure`` condition (reason
+``FailedCreate``, the message); a later sync that creates its pods removes it. The real controller
+retries on its rate limiter's back-off and re-emits the Event each time (its recorder folds them
+into one Event whose ``count`` grows); here a sync retries whenever the controllers run and reports
+the failure once, while the condition stands.
+
 Writes are by ``kube-controller-manager``; Events come from ``replicaset-controller``. Not
-reproduced: the ``ReplicaFailure`` condition (a failed pod create or delete), the expectations
-and the 500-pod burst limit, the slow-start batches (every missing pod is created in one call),
-adoption and release of pods by labels alone.
+reproduced: failed pod deletes, the expectations and the 500-pod burst limit, the slow-start
+batches (every missing pod is created in one sync), adoption and release of pods by labels alone.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from fakeapi._state.kinds import builtin_type
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.simulation.podranking import pod_ready, ready_since, sorted_for_deletion
+from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
@@ -104,8 +112,10 @@ def _sync(simulation: Simulation, replicaset: dict[str, Any]) -> None:
     pods = _active_pods(simulation, replicaset)
     wanted = int((replicaset.get("spec") or {}).get("replicas", 1))
     deleting = metadata_of(replicaset).get("deletionTimestamp") is not None
+    failure: APIError | None = None
     if not deleting and len(pods) < wanted:
-        pods += _create_pods(simulation, replicaset, wanted - len(pods))
+        created, failure = _create_pods(simulation, replicaset, wanted - len(pods))
+        pods += created
     elif not deleting and len(pods) > wanted:
         doomed = sorted_for_deletion(pods, _related_pods(simulation, replicaset), simulation.store.clock.now())
         doomed = doomed[: len(pods) - wanted]
@@ -113,7 +123,7 @@ def _sync(simulation: Simulation, replicaset: dict[str, Any]) -> None:
             _delete_pod(simulation, replicaset, pod)
         names = {metadata_of(pod).get("name") for pod in doomed}
         pods = [pod for pod in pods if metadata_of(pod).get("name") not in names]
-    _write_status(simulation, replicaset, pods)
+    _write_status(simulation, replicaset, pods, failure)
 
 
 def _related_pods(simulation: Simulation, replicaset: dict[str, Any]) -> list[dict[str, Any]]:
@@ -131,7 +141,10 @@ def _related_pods(simulation: Simulation, replicaset: dict[str, Any]) -> list[di
     return [pod for pod in simulation.store.items(PODS, namespace) if (controller_of(pod) or {}).get("uid") in uids]
 
 
-def _create_pods(simulation: Simulation, replicaset: dict[str, Any], count: int) -> list[dict[str, Any]]:
+def _create_pods(
+    simulation: Simulation, replicaset: dict[str, Any], count: int
+) -> tuple[list[dict[str, Any]], APIError | None]:
+    """The missing pods, up to the first the apiserver refuses (``slowStartBatch`` stops at a failed batch)."""
     meta = metadata_of(replicaset)
     template = (replicaset.get("spec") or {}).get("template") or {}
     template_meta = template.get("metadata") or {}
@@ -148,16 +161,38 @@ def _create_pods(simulation: Simulation, replicaset: dict[str, Any], count: int)
         if template_meta.get(key):
             metadata[key] = template_meta[key]
     metadata["ownerReferences"] = [reference]
-    created = []
+    created: list[dict[str, Any]] = []
     for _ in range(count):
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": dict(metadata), "spec": template.get("spec") or {}}
-        stored = simulation.store.create(PODS, meta.get("namespace", ""), pod, manager=MANAGER).object
+        try:
+            stored = simulation.store.create(PODS, meta.get("namespace", ""), pod, manager=MANAGER).object
+        except APIError as error:
+            if _reported(replicaset, error):
+                message = f"Error creating: {error.message}"
+                simulation.recorder.record(
+                    replicaset, "Warning", "FailedCreate", message, component=COMPONENT, manager=MANAGER
+                )
+            return created, error
         created.append(stored)
         message = f"Created pod: {metadata_of(stored)['name']}"
         simulation.recorder.record(
             replicaset, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=MANAGER
         )
-    return created
+    return created, None
+
+
+def _reported(replicaset: dict[str, Any], error: APIError) -> bool:
+    """Whether a refused create gets its ``FailedCreate`` Event: not in a terminating namespace, and only
+    the first time while the ``ReplicaFailure`` condition stands (see the module docstring)."""
+    causes = (error.details or {}).get("causes") or []
+    if any(cause.get("reason") == "NamespaceTerminating" for cause in causes):
+        return False
+    return _failure_condition(replicaset) is None
+
+
+def _failure_condition(replicaset: dict[str, Any]) -> dict[str, Any] | None:
+    conditions = (replicaset.get("status") or {}).get("conditions") or []
+    return next((c for c in conditions if c.get("type") == "ReplicaFailure"), None)
 
 
 def _delete_pod(simulation: Simulation, replicaset: dict[str, Any], pod: dict[str, Any]) -> None:
@@ -167,7 +202,9 @@ def _delete_pod(simulation: Simulation, replicaset: dict[str, Any], pod: dict[st
     simulation.recorder.record(replicaset, "Normal", "SuccessfulDelete", message, component=COMPONENT, manager=MANAGER)
 
 
-def _write_status(simulation: Simulation, replicaset: dict[str, Any], pods: list[dict[str, Any]]) -> None:
+def _write_status(
+    simulation: Simulation, replicaset: dict[str, Any], pods: list[dict[str, Any]], failure: APIError | None
+) -> None:
     spec = replicaset.get("spec") or {}
     template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
     min_ready = int(spec.get("minReadySeconds") or 0)
@@ -183,9 +220,27 @@ def _write_status(simulation: Simulation, replicaset: dict[str, Any], pods: list
         "availableReplicas": sum(1 for pod in pods if available(pod, min_ready, now)),
     }
     current = replicaset.get("status") or {}
+    conditions = list(current.get("conditions") or [])
+    standing = _failure_condition(replicaset)
+    if failure is not None and standing is None:
+        diff = len(pods) - int(spec.get("replicas", 1))
+        reason = "FailedCreate" if diff < 0 else "FailedDelete" if diff > 0 else ""
+        conditions.append(
+            {
+                "type": "ReplicaFailure",
+                "status": "True",
+                "lastTransitionTime": simulation.store.clock.timestamp(),
+                "reason": reason,
+                "message": failure.message,
+            }
+        )
+    elif failure is None and standing is not None:
+        conditions = [c for c in conditions if c.get("type") != "ReplicaFailure"]
     generation = metadata_of(replicaset).get("generation")
-    if all(int(current.get(key) or 0) == value for key, value in counts.items()) and (
-        current.get("observedGeneration") == generation
+    if (
+        all(int(current.get(key) or 0) == value for key, value in counts.items())
+        and current.get("observedGeneration") == generation
+        and conditions == list(current.get("conditions") or [])
     ):
         return
     meta = metadata_of(replicaset)
@@ -199,6 +254,10 @@ def _write_status(simulation: Simulation, replicaset: dict[str, Any], pods: list
             else:
                 status.pop(key, None)
         status["observedGeneration"] = generation
+        if conditions:
+            status["conditions"] = conditions
+        else:
+            status.pop("conditions", None)
         return {**stored, "status": status}
 
     simulation.store.update(
