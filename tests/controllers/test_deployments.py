@@ -330,6 +330,26 @@ async def test_a_refused_pod_sets_replica_failure_until_pods_can_be_created(
     assert [c["type"] for c in d["status"]["conditions"]] == ["Available", "Progressing"]
 
 
+async def test_a_replicaset_the_apiserver_refuses_sets_progressing_false(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    name = "d" * 250  # valid for the Deployment, too long for <name>-<hash>
+    long = deployment(name=name, replicas=1)
+    long["metadata"]["labels"] = long["spec"]["selector"]["matchLabels"] = {"app": "long"}
+    long["spec"]["template"]["metadata"]["labels"] = {"app": "long"}
+    assert (await client.post(DEPLOYMENTS, long)).status == 201
+    server.advance(0)
+    server.advance(1)
+    assert await sizes(client) == {}
+    d = await get(client, f"{DEPLOYMENTS}/{name}")
+    progressing = next(c for c in d["status"]["conditions"] if c["type"] == "Progressing")
+    assert (progressing["status"], progressing["reason"]) == ("False", "ReplicaSetCreateError")
+    assert progressing["message"].startswith(f'Failed to create new replica set "{name}-')
+    assert progressing["message"].endswith(": must be no more than 253 characters")
+    # the Warning Event's name, <deployment>.<hex>, is too long as well: the recorder drops it
+    assert await events(client, "ReplicaSetCreateError") == []
+
+
 async def test_a_rolling_update_rounds_surge_up_and_unavailable_down(server: FakeAPIServer, client: RawClient) -> None:
     strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}
     await client.post(DEPLOYMENTS, deployment(replicas=10, strategy=strategy))

@@ -207,7 +207,8 @@ class DeploymentSync:
             stored = self.store.create(REPLICASETS, self.namespace, replicaset, manager=MANAGER).object
         except APIError as error:
             if error.reason != "AlreadyExists":
-                raise
+                self._create_failed(str(metadata_of(replicaset)["name"]), error)
+                return None
             found = self.store.get(REPLICASETS, self.namespace, metadata_of(replicaset)["name"])
             reference = controller_of(found)
             if (
@@ -222,6 +223,21 @@ class DeploymentSync:
             return None
         self.replicasets.append(stored)
         return stored, False
+
+    def _create_failed(self, name: str, error: APIError) -> None:
+        """A refused create: Progressing False ``ReplicaSetCreateError`` and a Warning Event, reported once."""
+        causes = (error.details or {}).get("causes") or []
+        if any(cause.get("reason") == "NamespaceTerminating" for cause in causes):
+            return
+        message = f'Failed to create new replica set "{name}": {error.message}'
+        reported = (condition_of(self.status, "Progressing") or {}).get("reason") == "ReplicaSetCreateError"
+        if has_progress_deadline(self.d) and not reported:
+            self.set_condition("Progressing", "False", "ReplicaSetCreateError", message)
+            self.write_status()
+        if not reported:
+            self.simulation.recorder.record(
+                self.d, "Warning", "ReplicaSetCreateError", message, component=COMPONENT, manager=MANAGER
+            )
 
     def _new_replicas(self, olds: list[dict[str, Any]], new: dict[str, Any] | None) -> int:
         """``NewRSNewReplicas``."""
