@@ -158,7 +158,7 @@ class Strategy:
                 deletionTimestamp=old_meta["deletionTimestamp"],
                 deletionGracePeriodSeconds=old_meta.get("deletionGracePeriodSeconds"),
             )
-        written = rtype.subresource(subresource) if subresource not in ("", "status") else None
+        written = rtype.subresource(subresource) if subresource else None
         if written is not None and written.writes:
             kept = with_metadata(old, managedFields=metadata_of(new).get("managedFields"))
             for path in written.writes:

@@ -308,7 +308,7 @@ async def test_without_controllers_there_is_no_clock_to_advance() -> None:
 
 
 async def test_unknown_controllers_and_outcomes_are_refused() -> None:
-    with pytest.raises(ValueError, match="unknown controllers deployment"):
-        FakeAPIServer(controllers="nodes,deployment")
+    with pytest.raises(ValueError, match="unknown controllers bogus"):
+        FakeAPIServer(controllers="nodes,bogus")
     with pytest.raises(ValueError, match="unknown outcome 'explode'"):
         OutcomeRule("explode").resolved()

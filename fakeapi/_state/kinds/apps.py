@@ -27,6 +27,12 @@ from fakeapi._state.validation.apps import DAEMON_SET, DEPLOYMENT, REPLICA_SET, 
 __all__ = ["TYPES"]
 
 _SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
+# deployment/strategy.go deploymentStatusStrategy.PrepareForUpdate keeps only spec and labels from the
+# stored object, so a status write sets annotations too (the controller's revision annotation).
+_DEPLOYMENT_STATUS = Subresource(
+    "status",
+    writes=(("status",), ("metadata", "annotations"), ("metadata", "finalizers"), ("metadata", "ownerReferences")),
+)
 
 TYPES: tuple[ResourceType, ...] = (
     builtin("apps", "v1", "controllerrevisions", "ControllerRevision", printer=CONTROLLER_REVISION_PRINTER),
@@ -49,7 +55,7 @@ TYPES: tuple[ResourceType, ...] = (
         "Deployment",
         short_names=("deploy",),
         categories=("all",),
-        subresources=(_SCALE, Subresource("status")),
+        subresources=(_SCALE, _DEPLOYMENT_STATUS),
         strategy=GenerationStrategy(DEPLOYMENT),
         defaulter=deployment_defaults,
         printer=DEPLOYMENT_PRINTER,

@@ -3,7 +3,8 @@
 Real controllers react to watch events a moment after each write and to timers on the wall clock.
 Here each controller is level-triggered: it reads the store, writes what is due at the clock's
 current instant, and says when its next step falls due. :meth:`Simulation.settle` runs the
-controllers in a fixed order (nodes, scheduler, kubelet, job) until a whole round writes nothing;
+controllers in a fixed order (nodes, scheduler, kubelet, job, deployment, replicaset) until a whole
+round writes nothing;
 :meth:`Simulation.advance` moves the fake clock forward one due instant at a time, settling at each,
 so a 30-second advance sees every step in between in the order it would have happened. Nothing runs
 between advances on the fake clock: a test that has written something calls ``advance(0)`` to let
@@ -21,11 +22,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from fakeapi._state.simulation.deployment_progress import deployment_due
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, pod_workers, run_pods
 from fakeapi._state.simulation.nodes import register_nodes
 from fakeapi._state.simulation.options import ControllerOptions
 from fakeapi._state.simulation.recording import EventRecorder
+from fakeapi._state.simulation.replicasets import replicaset_due, sync_replicasets
+from fakeapi._state.simulation.rollouts import sync_deployments
 from fakeapi._state.simulation.scheduling import schedule_pods
 from fakeapi._state.simulation.stepping import ControllerWrite, WriteGate, WriteStopped
 from fakeapi.errors import APIError
@@ -60,11 +64,22 @@ class Controller:
 
 
 _PODS, _NODES = ("", "pods"), ("", "nodes")
+_DEPLOYMENTS, _REPLICASETS = ("apps", "deployments"), ("apps", "replicasets")
+# What admitting a pod a controller creates reads besides the pod (its namespace reaches every
+# step anyway): the ServiceAccount, PriorityClass, LimitRange and ResourceQuota admission plugins.
+_POD_ADMISSION = (
+    ("", "serviceaccounts"),
+    ("scheduling.k8s.io", "priorityclasses"),
+    ("", "limitranges"),
+    ("", "resourcequotas"),
+)
 CONTROLLERS = (
     Controller("nodes", register_nodes, None, frozenset({_NODES})),
     Controller("scheduler", schedule_pods, None, frozenset({_PODS, _NODES})),
     Controller("kubelet", run_pods, kubelet_due, frozenset({_PODS, _NODES}), pod_workers),
-    Controller("job", sync_jobs, job_due, frozenset({("batch", "jobs"), _PODS})),
+    Controller("job", sync_jobs, job_due, frozenset({("batch", "jobs"), _PODS, *_POD_ADMISSION})),
+    Controller("deployment", sync_deployments, deployment_due, frozenset({_DEPLOYMENTS, _REPLICASETS, _PODS})),
+    Controller("replicaset", sync_replicasets, replicaset_due, frozenset({_REPLICASETS, _PODS, *_POD_ADMISSION})),
 )
 
 

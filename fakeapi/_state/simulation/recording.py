@@ -16,7 +16,8 @@ Both name the Event ``<object name>.<unix nanoseconds in hex>``; on the fake clo
 the same object in the same instant take successive nanoseconds, so names never collide and a run
 replays with the same names. Both write through the store as a create of the component's client,
 so managedFields name its manager. The real recorders send asynchronously and aggregate repeats
-(``EventCorrelator``); here each Event is created once, when the component acts.
+(``EventCorrelator``); here each Event is created once, when the component acts. An Event the
+apiserver rejects is dropped, as the real recorders drop it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
+from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
     from fakeapi._state.store import Store
@@ -145,7 +147,12 @@ class EventRecorder:
 
     def _create(self, event: dict[str, Any], manager: str) -> None:
         namespace = event["metadata"]["namespace"]
-        self.store.create(_EVENTS, namespace, event, manager=manager)
+        try:
+            self.store.create(_EVENTS, namespace, event, manager=manager)
+        except APIError:
+            # The real recorders drop an Event the apiserver rejects ("Server rejected event (will
+            # not retry!)"), say one whose object's name leaves no room for the suffix.
+            return
 
 
 def _micro_time(nanos: int) -> str:
