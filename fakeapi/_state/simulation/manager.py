@@ -3,9 +3,10 @@
 Real controllers react to watch events a moment after each write and to timers on the wall clock.
 Here each controller is level-triggered: it reads the store, writes what is due at the clock's
 current instant, and says when its next step falls due. :meth:`Simulation.settle` runs the
-controllers in a fixed order (nodes, scheduler, kubelet, job) until a whole round writes nothing;
-:meth:`Simulation.advance` moves the fake clock forward one due instant at a time, settling at each,
-so a 30-second advance sees every step in between in the order it would have happened. Nothing runs
+controllers in a fixed order (nodes, scheduler, kubelet, job, statefulset, daemonset) until a whole
+round writes nothing; :meth:`Simulation.advance` moves the fake clock forward one due instant at a
+time, settling at each, so a 30-second advance sees every step in between in the order it would
+have happened. Nothing runs
 between advances on the fake clock: a test that has written something calls ``advance(0)`` to let
 the controllers act. Every write goes through the store as a client's would (resourceVersions,
 watch events, managedFields under the component's manager name).
@@ -19,12 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from fakeapi._state.simulation.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, run_pods
 from fakeapi._state.simulation.nodes import register_nodes
 from fakeapi._state.simulation.options import ControllerOptions
 from fakeapi._state.simulation.recording import EventRecorder
 from fakeapi._state.simulation.scheduling import schedule_pods
+from fakeapi._state.simulation.statefulsets import stateful_set_due, sync_stateful_sets
 
 if TYPE_CHECKING:
     from fakeapi._state.store import Store
@@ -63,6 +66,8 @@ class Simulation:
             ("scheduler", schedule_pods, None),
             ("kubelet", run_pods, kubelet_due),
             ("job", sync_jobs, job_due),
+            ("statefulset", sync_stateful_sets, stateful_set_due),
+            ("daemonset", sync_daemon_sets, daemon_set_due),
         ]
         self._steps = [(step, due) for name, step, due in steps if options.runs(name)]
 
