@@ -1,6 +1,7 @@
 """kubectl against a server whose simulated controllers run on the wall clock with two nodes (``fakeapi
 serve --controllers all --node a --node b``): ``kubectl rollout status`` sees a StatefulSet and a
-DaemonSet roll out, and roll out again after ``kubectl set image`` (docs/controllers.md)."""
+DaemonSet roll out, roll out again after ``kubectl set image`` and back after ``kubectl rollout undo``
+(docs/controllers.md)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,15 @@ def test_kubectl_rollout_status_of_a_stateful_set(server: FakeAPIServer, tmp_pat
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()[1:] if line.strip()] == ["REVISION", "1", "2"]
 
+    # The rollback patches the template back from revision 1, which the controller renumbers 3.
+    assert kubectl(server, tmp_path, "rollout", "undo", "statefulset/web")[1] == "statefulset.apps/web rolled back\n"
+    code, out, err = kubectl(server, tmp_path, "rollout", "status", "statefulset/web", "--timeout=60s")
+    assert (code, err) == (0, "")
+    code, out, _ = kubectl(server, tmp_path, "get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].image}")
+    assert out.split() == ["nginx:1.27"] * 3
+    code, out, _ = kubectl(server, tmp_path, "rollout", "history", "statefulset/web")
+    assert [line.split()[0] for line in out.splitlines()[1:] if line.strip()] == ["REVISION", "2", "3"]
+
 
 def test_kubectl_rollout_status_of_a_daemon_set(server: FakeAPIServer, tmp_path: Path) -> None:
     apply(server, tmp_path, DAEMON_SET)
@@ -100,3 +110,11 @@ def test_kubectl_rollout_status_of_a_daemon_set(server: FakeAPIServer, tmp_path:
     assert out.splitlines()[-1] == 'daemon set "agent" successfully rolled out'
     code, out, _ = kubectl(server, tmp_path, "get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].image}")
     assert out.split() == ["busybox:1.37"] * 2
+
+    assert kubectl(server, tmp_path, "rollout", "undo", "daemonset/agent")[1] == "daemonset.apps/agent rolled back\n"
+    code, out, err = kubectl(server, tmp_path, "rollout", "status", "daemonset/agent", "--timeout=60s")
+    assert (code, err) == (0, "")
+    code, out, _ = kubectl(server, tmp_path, "get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].image}")
+    assert out.split() == ["busybox:1.36"] * 2
+    code, out, _ = kubectl(server, tmp_path, "rollout", "history", "daemonset/agent")
+    assert [line.split()[0] for line in out.splitlines()[1:] if line.strip()] == ["REVISION", "2", "3"]

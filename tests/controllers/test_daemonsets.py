@@ -160,6 +160,21 @@ async def test_a_no_execute_taint_removes_the_pod_and_counts_it_misscheduled_unt
     assert (status["desiredNumberScheduled"], status["numberMisscheduled"]) == (2, 0)
 
 
+async def test_a_no_schedule_taint_leaves_the_pod_there_misscheduled(server: FakeAPIServer, client: RawClient) -> None:
+    await client.post(DAEMON_SETS, daemon_set())
+    server.advance(0)
+    taint = {"spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]}}
+    await client.patch("/api/v1/nodes/c", taint, content_type="application/merge-patch+json")
+    server.advance(0)
+    assert sorted(await by_node(client)) == ["a", "b", "c"]
+    status = (await client.get(f"{DAEMON_SETS}/agent")).json()["status"]
+    assert (status["desiredNumberScheduled"], status["currentNumberScheduled"], status["numberMisscheduled"]) == (
+        2,
+        2,
+        1,
+    )
+
+
 async def test_rolling_update_replaces_one_pod_at_a_time(server: FakeAPIServer, client: RawClient) -> None:
     await client.post(DAEMON_SETS, daemon_set())
     server.advance(0)

@@ -228,6 +228,38 @@ async def test_rolling_update_replaces_pods_in_reverse_ordinal_order(server: Fak
     assert (status["currentRevision"], status["updateRevision"], status["updatedReplicas"]) == (new, new, 3)
 
 
+async def test_going_back_to_a_template_renumbers_its_revision(server: FakeAPIServer, client: RawClient) -> None:
+    await client.post(SETS, stateful_set(2))
+    server.advance(0)
+    first = (await client.get(f"{SETS}/web")).json()["status"]["currentRevision"]
+    for image in ("nginx:1.28", "nginx:1.27"):
+        await patch_set(client, {"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": image}]}}}})
+        server.advance(0)
+    revisions = await items(client, "/apis/apps/v1/namespaces/default/controllerrevisions")
+    numbered = sorted((r["revision"], r["metadata"]["name"]) for r in revisions)
+    assert [n for n, _ in numbered] == [2, 3] and numbered[1][1] == first
+    status = (await client.get(f"{SETS}/web")).json()["status"]
+    assert status["currentRevision"] == status["updateRevision"] == first
+
+
+async def test_min_ready_seconds_delays_availability_and_the_next_pod(server: FakeAPIServer, client: RawClient) -> None:
+    await client.post(SETS, stateful_set(2, minReadySeconds=10))
+    server.advance(0)
+    assert await pod_names(client) == ["web-0"]
+    status = (await client.get(f"{SETS}/web")).json()["status"]
+    assert (status["readyReplicas"], status["availableReplicas"]) == (1, 0)
+    server.advance(10)
+    pods = await items(client, "/api/v1/namespaces/default/pods")
+    assert [(p["metadata"]["name"], p["metadata"]["creationTimestamp"]) for p in pods] == [
+        ("web-0", "2023-11-14T22:13:20Z"),
+        ("web-1", "2023-11-14T22:13:30Z"),
+    ]
+    status = (await client.get(f"{SETS}/web")).json()["status"]
+    assert (status["readyReplicas"], status["availableReplicas"]) == (2, 1)
+    server.advance(10)
+    assert (await client.get(f"{SETS}/web")).json()["status"]["availableReplicas"] == 2
+
+
 async def test_a_partition_keeps_the_lower_ordinals_at_the_current_revision(
     server: FakeAPIServer, client: RawClient
 ) -> None:
