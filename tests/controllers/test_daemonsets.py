@@ -123,6 +123,23 @@ async def test_one_pod_per_node_pinned_by_node_affinity(server: FakeAPIServer, c
     }
 
 
+async def test_pods_that_never_turn_ready_count_as_unavailable(server: FakeAPIServer, client: RawClient) -> None:
+    body = daemon_set()
+    body["spec"]["template"]["metadata"]["annotations"] = {"fakeapi.dev/outcome": "never-ready"}
+    await client.post(DAEMON_SETS, body)
+    server.advance(30)
+    status = (await client.get(f"{DAEMON_SETS}/agent")).json()["status"]
+    assert status == {
+        "currentNumberScheduled": 3,
+        "numberMisscheduled": 0,
+        "desiredNumberScheduled": 3,
+        "numberReady": 0,
+        "observedGeneration": 1,
+        "updatedNumberScheduled": 3,
+        "numberUnavailable": 3,
+    }
+
+
 async def test_host_network_pods_also_tolerate_network_unavailable(server: FakeAPIServer, client: RawClient) -> None:
     await client.post(DAEMON_SETS, daemon_set(hostNetwork=True))
     server.advance(0)

@@ -152,6 +152,36 @@ async def test_pods_claims_and_the_revision_carry_the_set_identity(server: FakeA
     }
 
 
+async def test_the_revision_name_is_the_one_a_real_controller_gives_that_template(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    # A ControllerRevision a cluster showed in openkruise/kruise#125 (same history package):
+    # this template, once defaulted, was saved as sample-55d9756b4.
+    body = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "sample"},
+        "spec": {
+            "replicas": 1,
+            "serviceName": "sample",
+            "selector": {"matchLabels": {"app": "sample"}},
+            "template": {
+                "metadata": {"labels": {"app": "sample"}},
+                "spec": {
+                    "readinessGates": [{"conditionType": "InPlaceUpdateReady"}],
+                    "containers": [{"name": "main", "image": "nginx:latest"}],
+                },
+            },
+        },
+    }
+    assert (await client.post(SETS, body)).status == 201
+    server.advance(0)
+    revisions = await items(client, "/apis/apps/v1/namespaces/default/controllerrevisions")
+    assert [r["metadata"]["name"] for r in revisions] == ["sample-55d9756b4"]
+    pod = (await client.get("/api/v1/namespaces/default/pods/sample-0")).json()
+    assert pod["metadata"]["labels"]["controller-revision-hash"] == "sample-55d9756b4"
+
+
 async def test_ordered_ready_waits_for_each_pod_to_be_running_and_ready(
     server: FakeAPIServer, client: RawClient
 ) -> None:
