@@ -140,6 +140,19 @@ async def test_pods_that_never_turn_ready_count_as_unavailable(server: FakeAPISe
     }
 
 
+async def test_a_node_that_is_not_ready_gets_no_pod() -> None:
+    nodes = [NodeSpec("a"), NodeSpec("down", ready=False)]
+    async with FakeAPIServer(controllers="all", nodes=nodes, clock=lambda: START, seed=7) as server:
+        async with aiohttp.ClientSession() as session:
+            local = RawClient(session, server.url)
+            await local.post(DAEMON_SETS, daemon_set())
+            server.advance(0)
+            assert sorted(await by_node(local)) == ["a"]
+            status = (await local.get(f"{DAEMON_SETS}/agent")).json()["status"]
+            assert (status["desiredNumberScheduled"], status["numberReady"]) == (1, 1)
+        assert server.errors == []
+
+
 async def test_host_network_pods_also_tolerate_network_unavailable(server: FakeAPIServer, client: RawClient) -> None:
     await client.post(DAEMON_SETS, daemon_set(hostNetwork=True))
     server.advance(0)

@@ -73,6 +73,7 @@ DAEMON_TOLERATIONS = (
 )
 NETWORK_UNAVAILABLE = ("node.kubernetes.io/network-unavailable", "NoSchedule")
 TERMINAL = ("Succeeded", "Failed")
+NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 
 
 def sync_daemon_sets(simulation: Simulation) -> None:
@@ -124,7 +125,10 @@ def should_run(daemon_set: dict[str, Any], node: dict[str, Any]) -> tuple[bool, 
     if not required_affinity_matches(spec, node):
         return False, False
     tolerations = daemon_tolerations(spec)
-    taints = (node.get("spec") or {}).get("taints") or []
+    taints = list((node.get("spec") or {}).get("taints") or [])
+    if not _node_ready(node) and not any(t.get("key") == NOT_READY_TAINT["key"] for t in taints):
+        # The node lifecycle controller, which is not simulated, taints a node that is not Ready so.
+        taints.append(NOT_READY_TAINT)
 
     def untolerated(effects: tuple[str, ...]) -> bool:
         return any(
@@ -134,6 +138,11 @@ def should_run(daemon_set: dict[str, Any], node: dict[str, Any]) -> tuple[bool, 
     if untolerated(("NoExecute", "NoSchedule")):
         return False, not untolerated(("NoExecute",))
     return True, True
+
+
+def _node_ready(node: dict[str, Any]) -> bool:
+    conditions = (node.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
 def _target_node(pod: dict[str, Any]) -> str | None:
