@@ -8,32 +8,21 @@ Each sync is ``defaultStatefulSetControl.UpdateStatefulSet`` of ``stateful_set_c
   reference and the next revision number; a rollback to an older template renumbers that
   revision instead. A name taken by a different revision bumps the collision count.
 * **pods** (``updateStatefulSet``, ``processReplica``, ``processCondemned``): ordinals
-  ``[start, start + replicas)`` (``spec.ordinals.start``); a missing pod is created from the
-  current or the update revision's template (``newVersionedStatefulSetPod``), named
-  ``<set>-<ordinal>`` with ``generateName`` ``<set>-``, the labels ``controller-revision-hash``,
-  ``statefulset.kubernetes.io/pod-name`` and ``apps.kubernetes.io/pod-index``, ``hostname`` and
-  ``subdomain`` (``serviceName``) and one volume per ``volumeClaimTemplate``. Its claims
-  ``<template>-<set>-<ordinal>`` are created first, labelled with the template's and the set
-  selector's labels. Under ``OrderedReady`` one pod is created at a time and the next waits until
-  every lower one is Running and Ready (and available after ``minReadySeconds``); surplus pods
-  are deleted from the highest ordinal down, one at a time, once the rest are healthy.
-  ``Parallel`` creates and deletes them all at once. A Failed or Succeeded pod is deleted and
-  created again.
+  ``[start, start + replicas)`` (``spec.ordinals.start``); a missing pod is created, with its
+  claims first (:mod:`.stateful_pods`), from the current or the update revision's template
+  (``newVersionedStatefulSetPod``). Under ``OrderedReady`` one pod is created at a time and the
+  next waits until every lower one is Running and Ready (and available after
+  ``minReadySeconds``); surplus pods are deleted from the highest ordinal down, one at a time,
+  once the rest are healthy. ``Parallel`` creates and deletes them all at once. A Failed or
+  Succeeded pod is deleted and created again.
 * **rolling update**: with ``RollingUpdate`` the highest ordinal not at the update revision is
   deleted (so recreated at the update revision), down to ``partition``, each waiting for the
   ones above it to be healthy again; ``OnDelete`` leaves pods alone.
-* **claims' owners** (``persistentVolumeClaimRetentionPolicy``, ``stateful_set_utils.go``
-  ``isClaimOwnerUpToDate``/``updateClaimOwnerRefForSetAndPod``): ``whenDeleted: Delete`` makes
-  the set the claim's controller, ``whenScaled: Delete`` makes a condemned pod its controller, so
-  the garbage collector removes the claim with its owner.
 * **status**: ``replicas``, ``readyReplicas``, ``currentReplicas``, ``updatedReplicas``,
   ``availableReplicas``, ``currentRevision``, ``updateRevision``, ``observedGeneration``,
   ``collisionCount``, written only when one of the compared fields changed
   (``inconsistentStatus``), with ``completeRollingUpdate`` first.
-* **Events** (``stateful_pod_control.go`` ``recordPodEvent``/``recordClaimEvent``):
-  ``SuccessfulCreate`` ``create Pod <pod> in StatefulSet <set> successful``, ``SuccessfulDelete``
-  ``delete Pod ...``, ``SuccessfulUpdate`` ``update Pod ...``, and for a claim
-  ``SuccessfulCreate`` ``create Claim <claim> Pod <pod> in StatefulSet <set> success``.
+* **history** (``truncateHistory``): revisions no pod uses, past ``revisionHistoryLimit``.
 
 Writes are by ``kube-controller-manager``; Events come from ``statefulset-controller``. Each
 Event follows its own write (upstream sets a new pod's claim owners before the pod's Event).
@@ -41,13 +30,12 @@ Event follows its own write (upstream sets a new pod's claim owners before the p
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._patching.goencode import encode
-from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
+from fakeapi._state.simulation.availability import available, ready_since, running_and_ready
 from fakeapi._state.simulation.revisions import (
     CONTROLLER_REVISIONS,
     controller_reference,
@@ -57,6 +45,24 @@ from fakeapi._state.simulation.revisions import (
     stateful_set_hash,
     template_of,
 )
+from fakeapi._state.simulation.stateful_pods import (
+    MANAGER,
+    ORDINAL,
+    PODS,
+    REVISION_LABEL,
+    claim_is_stale,
+    claims_match_policy,
+    create_claims,
+    create_pod,
+    delete_pod,
+    fix_claims,
+    new_pod,
+    ordinal_of,
+    phase,
+    record_pod_event,
+    terminating,
+    update_claim_owners,
+)
 from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
@@ -65,15 +71,7 @@ if TYPE_CHECKING:
 __all__ = ["stateful_set_due", "sync_stateful_sets"]
 
 STATEFUL_SETS = builtin_type("apps", "v1", "StatefulSet")
-PODS = builtin_type("", "v1", "Pod")
-CLAIMS = builtin_type("", "v1", "PersistentVolumeClaim")
-MANAGER = "kube-controller-manager"
-COMPONENT = "statefulset-controller"
-REVISION_LABEL = "controller-revision-hash"
-POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
-POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 HASH_LABEL = "controller.kubernetes.io/hash"
-_ORDINAL = re.compile(r"(.*)-([0-9]+)$")
 
 
 def sync_stateful_sets(simulation: Simulation) -> None:
@@ -96,42 +94,8 @@ def stateful_set_due(simulation: Simulation) -> float | None:
     return min(times, default=None)
 
 
-# -- pod predicates (stateful_set_utils.go) ---------------------------------------------------------
-
-
-def ordinal_of(pod: dict[str, Any]) -> int:
-    match = _ORDINAL.match(str(metadata_of(pod).get("name") or ""))
-    return int(match.group(2)) if match and int(match.group(2)) < 2**31 else -1
-
-
-def _phase(pod: dict[str, Any]) -> str:
-    return str((pod.get("status") or {}).get("phase") or "")
-
-
-def _terminating(pod: dict[str, Any]) -> bool:
-    return metadata_of(pod).get("deletionTimestamp") is not None
-
-
-def ready_since(pod: dict[str, Any]) -> float | None:
-    """When the pod's Ready condition turned True (None: not ready)."""
-    for condition in (pod.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == "Ready" and condition.get("status") == "True":
-            return parse_timestamp(condition.get("lastTransitionTime") or "") or 0.0
-    return None
-
-
-def running_and_ready(pod: dict[str, Any]) -> bool:
-    return _phase(pod) == "Running" and ready_since(pod) is not None
-
-
-def available(pod: dict[str, Any], min_ready_seconds: int, now: float) -> bool:
-    """``podutil.IsPodAvailable`` (taken as reached at the instant itself, not strictly after)."""
-    since = ready_since(pod)
-    return since is not None and (min_ready_seconds == 0 or since + min_ready_seconds <= now)
-
-
 def _healthy(pod: dict[str, Any]) -> bool:
-    return running_and_ready(pod) and not _terminating(pod)
+    return running_and_ready(pod) and not terminating(pod)
 
 
 def _revision_of(pod: dict[str, Any]) -> str:
@@ -147,7 +111,7 @@ def _owned_pods(simulation: Simulation, stateful_set: dict[str, Any]) -> list[di
     name = metadata_of(stateful_set).get("name")
     owned = []
     for pod in simulation.store.items(PODS, namespace):
-        match = _ORDINAL.match(str(metadata_of(pod).get("name") or ""))
+        match = ORDINAL.match(str(metadata_of(pod).get("name") or ""))
         if match is not None and match.group(1) == name and owned_by(pod, stateful_set):
             owned.append(pod)
     return owned
@@ -224,12 +188,12 @@ def _replica_status(
 ) -> dict[str, int]:
     counts = {"replicas": 0, "readyReplicas": 0, "availableReplicas": 0, "currentReplicas": 0, "updatedReplicas": 0}
     for pod in pods:
-        created = _phase(pod) != ""
+        created = phase(pod) != ""
         counts["replicas"] += created
         if running_and_ready(pod):
             counts["readyReplicas"] += 1
             counts["availableReplicas"] += available(pod, min_ready, now)
-        if created and not _terminating(pod):
+        if created and not terminating(pod):
             counts["currentReplicas"] += _revision_of(pod) == current
             counts["updatedReplicas"] += _revision_of(pod) == update
     return counts
@@ -277,9 +241,9 @@ def _update(
         if blocked and monotonic:
             return status
     for pod in condemned:
-        _fix_claims(simulation, stateful_set, pod)
+        fix_claims(simulation, stateful_set, pod)
     for pod in condemned:
-        if _terminating(pod):
+        if terminating(pod):
             if monotonic:
                 return status
             continue
@@ -287,7 +251,7 @@ def _update(
             return status
         if monotonic and not available(pod, min_ready, now) and pod is not first_unhealthy:
             return status
-        _delete_pod(simulation, stateful_set, pod)
+        delete_pod(simulation, stateful_set, pod)
         if monotonic:
             return status
     strategy = spec.get("updateStrategy") or {}
@@ -298,8 +262,8 @@ def _update(
         replica = replicas[target]
         if replica is None:
             return status
-        if _revision_of(replica) != update_name and not _terminating(replica):
-            _delete_pod(simulation, stateful_set, replica)
+        if _revision_of(replica) != update_name and not terminating(replica):
+            delete_pod(simulation, stateful_set, replica)
             status["currentReplicas"] -= 1
             return status
         if not _healthy(replica):
@@ -319,29 +283,26 @@ def _process_replica(
     """``processReplica``: True when the monotonic walk has to stop here."""
     if pod is None:
         desired = _versioned_pod(stateful_set, current, update, ordinal)
-        if _claim_is_stale(simulation, stateful_set, desired):
+        if claim_is_stale(simulation, stateful_set, desired):
             return True
-        _create_pod(simulation, stateful_set, desired)
+        create_pod(simulation, stateful_set, desired)
         return monotonic
-    if _phase(pod) in ("Failed", "Succeeded"):
-        if not _terminating(pod):
-            _delete_pod(simulation, stateful_set, pod)
+    if phase(pod) in ("Failed", "Succeeded"):
+        if not terminating(pod):
+            delete_pod(simulation, stateful_set, pod)
         return True
-    if _phase(pod) == "Pending":
-        _create_claims(simulation, stateful_set, pod)
-        _update_claim_owners(simulation, stateful_set, pod)
-    if monotonic and (_terminating(pod) or not running_and_ready(pod)):
+    if phase(pod) == "Pending":
+        create_claims(simulation, stateful_set, pod)
+        update_claim_owners(simulation, stateful_set, pod)
+    if monotonic and (terminating(pod) or not running_and_ready(pod)):
         return True
     min_ready = int((stateful_set.get("spec") or {}).get("minReadySeconds") or 0)
     if monotonic and not available(pod, min_ready, simulation.store.clock.now()):
         return True
-    if not _claims_match_policy(simulation, stateful_set, pod):
-        _update_claim_owners(simulation, stateful_set, pod)
-        _record_pod_event(simulation, stateful_set, "update", pod)
+    if not claims_match_policy(simulation, stateful_set, pod):
+        update_claim_owners(simulation, stateful_set, pod)
+        record_pod_event(simulation, stateful_set, "update", pod)
     return False
-
-
-# -- pods and claims (stateful_pod_control.go) ------------------------------------------------------
 
 
 def _versioned_pod(
@@ -357,240 +318,7 @@ def _versioned_pod(
         strategy.get("type") == "RollingUpdate" and rolling is None and ordinal < start + current_replicas
     ) or (rolling is not None and ordinal < start + int(rolling.get("partition") or 0))
     revision = current if at_current else update
-    return _new_pod(stateful_set, template_of(revision), ordinal, metadata_of(revision)["name"])
-
-
-def _new_pod(stateful_set: dict[str, Any], template: dict[str, Any], ordinal: int, revision: str) -> dict[str, Any]:
-    meta = metadata_of(stateful_set)
-    set_name = str(meta.get("name") or "")
-    name = f"{set_name}-{ordinal}"
-    template_meta = template.get("metadata") or {}
-    spec = dict(template.get("spec") or {})
-    claims = _claim_names(stateful_set, ordinal)
-    volumes = [{"name": volume, "persistentVolumeClaim": {"claimName": claim}} for volume, claim in claims.items()]
-    volumes += [v for v in spec.get("volumes") or [] if v.get("name") not in claims]
-    spec["volumes"] = volumes or None
-    spec["hostname"] = name
-    spec["subdomain"] = (stateful_set.get("spec") or {}).get("serviceName") or None
-    labels = {
-        **(template_meta.get("labels") or {}),
-        POD_NAME_LABEL: name,
-        POD_INDEX_LABEL: str(ordinal),
-        REVISION_LABEL: revision,
-    }
-    metadata: dict[str, Any] = {"name": name, "generateName": f"{set_name}-", "namespace": meta.get("namespace")}
-    metadata["labels"] = labels
-    if template_meta.get("annotations"):
-        metadata["annotations"] = dict(template_meta["annotations"])
-    if template_meta.get("finalizers"):
-        metadata["finalizers"] = list(template_meta["finalizers"])
-    metadata["ownerReferences"] = [controller_reference(stateful_set, "apps/v1", "StatefulSet")]
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": metadata,
-        "spec": {key: value for key, value in spec.items() if value is not None},
-    }
-
-
-def _claim_names(stateful_set: dict[str, Any], ordinal: int) -> dict[str, str]:
-    """Template name -> claim name (``getPersistentVolumeClaimName``)."""
-    set_name = metadata_of(stateful_set).get("name")
-    templates = (stateful_set.get("spec") or {}).get("volumeClaimTemplates") or []
-    return {str(metadata_of(t).get("name")): f"{metadata_of(t).get('name')}-{set_name}-{ordinal}" for t in templates}
-
-
-def _create_pod(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
-    """``CreateStatefulPod``: the claims first, then the pod, then the claims' owners."""
-    _create_claims(simulation, stateful_set, pod)
-    namespace = metadata_of(pod)["namespace"]
-    try:
-        stored = simulation.store.create(PODS, namespace, pod, manager=MANAGER).object
-    except APIError as error:
-        if error.reason == "AlreadyExists":
-            return
-        raise
-    _record_pod_event(simulation, stateful_set, "create", stored)
-    _update_claim_owners(simulation, stateful_set, stored)
-
-
-def _delete_pod(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
-    meta = metadata_of(pod)
-    try:
-        simulation.store.delete(PODS, meta.get("namespace", ""), meta["name"])
-    except APIError as error:
-        if error.reason != "NotFound":
-            raise
-        return
-    _record_pod_event(simulation, stateful_set, "delete", pod)
-
-
-def _record_pod_event(simulation: Simulation, stateful_set: dict[str, Any], verb: str, pod: dict[str, Any]) -> None:
-    message = f"{verb} Pod {metadata_of(pod)['name']} in StatefulSet {metadata_of(stateful_set)['name']} successful"
-    reason = f"Successful{verb.title()}"
-    simulation.recorder.record(stateful_set, "Normal", reason, message, component=COMPONENT, manager=MANAGER)
-
-
-def _create_claims(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
-    """``createPersistentVolumeClaims``: each missing claim, with its Event."""
-    store = simulation.store
-    meta = metadata_of(stateful_set)
-    namespace = meta.get("namespace", "")
-    selector_labels = ((stateful_set.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-    claim_names = _claim_names(stateful_set, ordinal_of(pod))
-    for template in (stateful_set.get("spec") or {}).get("volumeClaimTemplates") or []:
-        claim_name = claim_names[str(metadata_of(template).get("name"))]
-        if store.find(CLAIMS, namespace, claim_name) is not None:
-            continue
-        template_meta = {k: v for k, v in metadata_of(template).items() if k != "creationTimestamp"}
-        claim = {
-            "apiVersion": "v1",
-            "kind": "PersistentVolumeClaim",
-            "metadata": {
-                **template_meta,
-                "name": claim_name,
-                "namespace": namespace,
-                "labels": {**(template_meta.get("labels") or {}), **selector_labels},
-            },
-            "spec": template.get("spec") or {},
-        }
-        try:
-            store.create(CLAIMS, namespace, claim, manager=MANAGER)
-        except APIError as error:
-            if error.reason == "AlreadyExists":
-                continue
-            raise
-        message = f"create Claim {claim_name} Pod {metadata_of(pod)['name']} in StatefulSet {meta['name']} success"
-        simulation.recorder.record(
-            stateful_set, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=MANAGER
-        )
-
-
-# -- claim retention (stateful_set_utils.go) --------------------------------------------------------
-
-
-def _policy(stateful_set: dict[str, Any]) -> tuple[str, str]:
-    policy = (stateful_set.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
-    return str(policy.get("whenScaled") or "Retain"), str(policy.get("whenDeleted") or "Retain")
-
-
-def _matches_ref(ref: dict[str, Any], obj: dict[str, Any], api_version: str, kind: str) -> bool:
-    return bool(
-        ref.get("apiVersion") == api_version
-        and ref.get("kind") == kind
-        and ref.get("name") == metadata_of(obj).get("name")
-    )
-
-
-def _refs(claim: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(metadata_of(claim).get("ownerReferences") or [])
-
-
-def _has_owner(claim: dict[str, Any], owner: dict[str, Any]) -> bool:
-    return any(ref.get("uid") == metadata_of(owner).get("uid") for ref in _refs(claim))
-
-
-def _has_stale(claim: dict[str, Any], obj: dict[str, Any], api_version: str, kind: str) -> bool:
-    for ref in _refs(claim):
-        if _matches_ref(ref, obj, api_version, kind):
-            return bool(ref.get("uid") != metadata_of(obj).get("uid"))
-    return False
-
-
-def _unexpected_controller(claim: dict[str, Any], stateful_set: dict[str, Any], pod: dict[str, Any]) -> bool:
-    if _policy(stateful_set) == ("Retain", "Retain"):
-        return False
-    for ref in _refs(claim):
-        for owner, api_version, kind in ((stateful_set, "apps/v1", "StatefulSet"), (pod, "v1", "Pod")):
-            if _matches_ref(ref, owner, api_version, kind):
-                if ref.get("uid") != metadata_of(owner).get("uid"):
-                    return True
-                break
-        else:
-            if ref.get("controller") is True:
-                return True
-    return False
-
-
-def _in_range(stateful_set: dict[str, Any], pod: dict[str, Any]) -> bool:
-    spec = stateful_set.get("spec") or {}
-    start = int((spec.get("ordinals") or {}).get("start") or 0)
-    return start <= ordinal_of(pod) < start + int(spec.get("replicas", 1))
-
-
-def _claim_up_to_date(claim: dict[str, Any], stateful_set: dict[str, Any], pod: dict[str, Any]) -> bool:
-    """``isClaimOwnerUpToDate``."""
-    if _has_stale(claim, stateful_set, "apps/v1", "StatefulSet") or _has_stale(claim, pod, "v1", "Pod"):
-        return True
-    if _unexpected_controller(claim, stateful_set, pod):
-        return not (_has_owner(claim, stateful_set) or _has_owner(claim, pod))
-    uids = {metadata_of(stateful_set).get("uid"), metadata_of(pod).get("uid")}
-    if any(ref.get("uid") in uids and ref.get("controller") is not True for ref in _refs(claim)):
-        return False
-    scaled, deleted = _policy(stateful_set)
-    scaled_down = not _in_range(stateful_set, pod)
-    want_set = (deleted == "Delete" and scaled == "Retain") or (scaled == deleted == "Delete" and not scaled_down)
-    want_pod = scaled == "Delete" and scaled_down
-    return _has_owner(claim, stateful_set) == want_set and _has_owner(claim, pod) == want_pod
-
-
-def _claim_owners(claim: dict[str, Any], stateful_set: dict[str, Any], pod: dict[str, Any]) -> list[dict[str, Any]]:
-    """``updateClaimOwnerRefForSetAndPod``: the owner references the claim should have."""
-    unexpected = _unexpected_controller(claim, stateful_set, pod)
-    refs = [
-        ref
-        for ref in _refs(claim)
-        if not _matches_ref(ref, stateful_set, "apps/v1", "StatefulSet") and not _matches_ref(ref, pod, "v1", "Pod")
-    ]
-    if unexpected:
-        return refs
-    scaled, deleted = _policy(stateful_set)
-    scaled_down = not _in_range(stateful_set, pod)
-    if scaled == "Delete" and scaled_down:
-        refs.append(controller_reference(pod, "v1", "Pod"))
-    if (deleted == "Delete" and scaled == "Retain") or (scaled == deleted == "Delete" and not scaled_down):
-        refs.append(controller_reference(stateful_set, "apps/v1", "StatefulSet"))
-    return refs
-
-
-def _pod_claims(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> list[dict[str, Any]]:
-    namespace = metadata_of(stateful_set).get("namespace", "")
-    names = _claim_names(stateful_set, ordinal_of(pod)).values()
-    found = [simulation.store.find(CLAIMS, namespace, name) for name in names]
-    return [claim for claim in found if claim is not None]
-
-
-def _claims_match_policy(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> bool:
-    return all(_claim_up_to_date(c, stateful_set, pod) for c in _pod_claims(simulation, stateful_set, pod))
-
-
-def _update_claim_owners(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
-    """``UpdatePodClaimForRetentionPolicy``."""
-    for claim in _pod_claims(simulation, stateful_set, pod):
-        if _claim_up_to_date(claim, stateful_set, pod):
-            continue
-        refs = _claim_owners(claim, stateful_set, pod)
-
-        def with_owners(current: dict[str, Any], refs: list[dict[str, Any]] = refs) -> dict[str, Any]:
-            metadata = {**metadata_of(current), "ownerReferences": refs}
-            if not refs:
-                metadata.pop("ownerReferences")
-            return {**current, "metadata": metadata}
-
-        meta = metadata_of(claim)
-        simulation.store.update(CLAIMS, meta.get("namespace", ""), meta["name"], with_owners, manager=MANAGER)
-
-
-def _fix_claims(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
-    if not _claims_match_policy(simulation, stateful_set, pod):
-        _update_claim_owners(simulation, stateful_set, pod)
-
-
-def _claim_is_stale(simulation: Simulation, stateful_set: dict[str, Any], pod: dict[str, Any]) -> bool:
-    """``PodClaimIsStale``: a claim still owned by an earlier pod of that name blocks the new one."""
-    if _policy(stateful_set)[0] == "Retain":
-        return False
-    return any(_has_stale(c, pod, "v1", "Pod") for c in _pod_claims(simulation, stateful_set, pod))
+    return new_pod(stateful_set, template_of(revision), ordinal, metadata_of(revision)["name"])
 
 
 # -- status and history -----------------------------------------------------------------------------
