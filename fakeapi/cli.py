@@ -211,8 +211,8 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "run simulated controllers on the wall clock: 'all', or a comma-separated list of nodes (the "
             "kubelet registering its Node), scheduler (kube-scheduler binding pods), kubelet (pods run, "
-            "finish, fail), job (the Job controller), deployment and replicaset (the Deployment and "
-            "ReplicaSet controllers); see docs/controllers.md"
+            "finish, fail), job (the Job controller), deployment, replicaset, statefulset and daemonset (their "
+            "controllers); see docs/controllers.md"
         ),
     )
     serve.add_argument(

@@ -3,10 +3,10 @@
 Real controllers react to watch events a moment after each write and to timers on the wall clock.
 Here each controller is level-triggered: it reads the store, writes what is due at the clock's
 current instant, and says when its next step falls due. :meth:`Simulation.settle` runs the
-controllers in a fixed order (nodes, scheduler, kubelet, job, deployment, replicaset) until a whole
-round writes nothing;
-:meth:`Simulation.advance` moves the fake clock forward one due instant at a time, settling at each,
-so a 30-second advance sees every step in between in the order it would have happened. Nothing runs
+controllers in a fixed order (nodes, scheduler, kubelet, job, deployment, replicaset, statefulset,
+daemonset) until a whole round writes nothing; :meth:`Simulation.advance` moves the fake clock forward
+one due instant at a time, settling at each, so a 30-second advance sees every step in between in the
+order it would have happened. Nothing runs
 between advances on the fake clock: a test that has written something calls ``advance(0)`` to let
 the controllers act. Every write goes through the store as a client's would (resourceVersions,
 watch events, managedFields under the component's manager name).
@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from fakeapi._state.simulation.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._state.simulation.deployment_progress import deployment_due
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, pod_workers, run_pods
@@ -31,6 +32,7 @@ from fakeapi._state.simulation.recording import EventRecorder
 from fakeapi._state.simulation.replicasets import replicaset_due, sync_replicasets
 from fakeapi._state.simulation.rollouts import sync_deployments
 from fakeapi._state.simulation.scheduling import schedule_pods
+from fakeapi._state.simulation.statefulsets import stateful_set_due, sync_stateful_sets
 from fakeapi._state.simulation.stepping import ControllerWrite, WriteGate, WriteStopped
 from fakeapi.errors import APIError
 
@@ -65,6 +67,7 @@ class Controller:
 
 _PODS, _NODES = ("", "pods"), ("", "nodes")
 _DEPLOYMENTS, _REPLICASETS = ("apps", "deployments"), ("apps", "replicasets")
+_REVISIONS, _CLAIMS = ("apps", "controllerrevisions"), ("", "persistentvolumeclaims")
 # What admitting a pod a controller creates reads besides the pod (its namespace reaches every
 # step anyway): the ServiceAccount, PriorityClass, LimitRange and ResourceQuota admission plugins.
 _POD_ADMISSION = (
@@ -80,6 +83,18 @@ CONTROLLERS = (
     Controller("job", sync_jobs, job_due, frozenset({("batch", "jobs"), _PODS, *_POD_ADMISSION})),
     Controller("deployment", sync_deployments, deployment_due, frozenset({_DEPLOYMENTS, _REPLICASETS, _PODS})),
     Controller("replicaset", sync_replicasets, replicaset_due, frozenset({_REPLICASETS, _PODS, *_POD_ADMISSION})),
+    Controller(
+        "statefulset",
+        sync_stateful_sets,
+        stateful_set_due,
+        frozenset({("apps", "statefulsets"), _REVISIONS, _CLAIMS, _PODS, *_POD_ADMISSION}),
+    ),
+    Controller(
+        "daemonset",
+        sync_daemon_sets,
+        daemon_set_due,
+        frozenset({("apps", "daemonsets"), _REVISIONS, _NODES, _PODS, *_POD_ADMISSION}),
+    ),
 )
 
 

@@ -1,9 +1,12 @@
 """kube-scheduler: each pending pod bound to a fake node through ``pods/binding``.
 
 The scheduler takes pods with no ``spec.nodeName`` whose ``schedulerName`` is ``default-scheduler``
-and that are not being deleted, filters the nodes (Ready, not ``unschedulable``, the pod's
-``nodeSelector`` matched, every ``NoSchedule``/``NoExecute`` taint tolerated, room for one more pod
-under ``status.allocatable.pods``) and scores what is left by fewest pods bound, ties going to the
+and that are not being deleted, filters the nodes (Ready; not ``unschedulable`` unless the pod
+tolerates ``node.kubernetes.io/unschedulable:NoSchedule``, as the ``NodeUnschedulable`` plugin
+allows; the pod's ``nodeSelector`` and required node affinity matched, as the ``NodeAffinity``
+plugin's ``nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`` does, with ``matchFields`` on
+``metadata.name`` and ``matchExpressions`` on labels; every ``NoSchedule``/``NoExecute`` taint
+tolerated; room for one more pod under ``status.allocatable.pods``) and scores what is left by fewest pods bound, ties going to the
 node that sorts first: a deterministic stand-in for the real scoring plugins. The bind is the
 ``DefaultBinder`` plugin's POST of a Binding (``pkg/scheduler/framework/plugins/defaultbinder``),
 which the apiserver's ``BindingREST`` turns into ``spec.nodeName`` and the ``PodScheduled``
@@ -27,12 +30,13 @@ from fakeapi._state.simulation.nodes import NODES
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
 
-__all__ = ["SCHEDULER", "schedule_pods"]
+__all__ = ["SCHEDULER", "required_affinity_matches", "schedule_pods", "tolerates"]
 
 PODS = builtin_type("", "v1", "Pod")
 SCHEDULER = "default-scheduler"
 SCHEDULER_MANAGER = "kube-scheduler"
 SCHEDULER_INSTANCE = "default-scheduler-fakeapi-control-plane"
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
 def schedule_pods(simulation: Simulation) -> None:
@@ -40,7 +44,7 @@ def schedule_pods(simulation: Simulation) -> None:
     pending = [pod for pod in store.items(PODS, None) if _wants_scheduling(pod)]
     if not pending:
         return
-    nodes = [node for node in store.items(NODES, None) if _schedulable(node)]
+    nodes = [node for node in store.items(NODES, None) if _ready(node)]
     bound: dict[str, int] = {}
     for pod in store.items(PODS, None):
         node_name = (pod.get("spec") or {}).get("nodeName")
@@ -79,30 +83,76 @@ def _wants_scheduling(pod: dict[str, Any]) -> bool:
     )
 
 
-def _schedulable(node: dict[str, Any]) -> bool:
-    if (node.get("spec") or {}).get("unschedulable"):
-        return False
+def _ready(node: dict[str, Any]) -> bool:
     conditions = (node.get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
 def _fits(pod: dict[str, Any], node: dict[str, Any], bound: int) -> bool:
     spec = pod.get("spec") or {}
-    labels = metadata_of(node).get("labels") or {}
-    selector = spec.get("nodeSelector") or {}
-    if any(labels.get(key) != value for key, value in selector.items()):
-        return False
     tolerations = spec.get("tolerations") or []
+    if (node.get("spec") or {}).get("unschedulable") and not any(
+        tolerates(toleration, UNSCHEDULABLE_TAINT) for toleration in tolerations
+    ):
+        return False
+    if not required_affinity_matches(spec, node):
+        return False
     for taint in (node.get("spec") or {}).get("taints") or []:
         if taint.get("effect") in ("NoSchedule", "NoExecute") and not any(
-            _tolerates(toleration, taint) for toleration in tolerations
+            tolerates(toleration, taint) for toleration in tolerations
         ):
             return False
     capacity = ((node.get("status") or {}).get("allocatable") or {}).get("pods")
     return capacity is None or not str(capacity).isdigit() or bound < int(capacity)
 
 
-def _tolerates(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
+def required_affinity_matches(pod_spec: dict[str, Any], node: dict[str, Any]) -> bool:
+    """``nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)``: the nodeSelector, then any required term."""
+    labels = metadata_of(node).get("labels") or {}
+    if any(labels.get(key) != value for key, value in (pod_spec.get("nodeSelector") or {}).items()):
+        return False
+    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    if required is None:
+        return True
+    fields = {"metadata.name": metadata_of(node).get("name")}
+    return any(_term_matches(term, labels, fields) for term in required.get("nodeSelectorTerms") or [])
+
+
+def _term_matches(term: dict[str, Any], labels: dict[str, Any], fields: dict[str, Any]) -> bool:
+    """A ``NodeSelectorTerm``: all its requirements hold; a term with none matches no node."""
+    expressions, match_fields = term.get("matchExpressions") or [], term.get("matchFields") or []
+    if not expressions and not match_fields:
+        return False
+    return all(_requirement_holds(r, labels) for r in expressions) and all(
+        _requirement_holds(r, fields) for r in match_fields
+    )
+
+
+def _requirement_holds(requirement: dict[str, Any], values: dict[str, Any]) -> bool:
+    key, operator = str(requirement.get("key") or ""), requirement.get("operator")
+    wanted = [str(v) for v in requirement.get("values") or []]
+    present = key in values and values[key] is not None
+    value = str(values.get(key)) if present else ""
+    if operator == "In":
+        return present and value in wanted
+    if operator == "NotIn":
+        return not present or value not in wanted
+    if operator == "Exists":
+        return present
+    if operator == "DoesNotExist":
+        return not present
+    if operator in ("Gt", "Lt") and present and len(wanted) == 1:
+        try:
+            left, right = int(value), int(wanted[0])
+        except ValueError:
+            return False
+        return left > right if operator == "Gt" else left < right
+    return False
+
+
+def tolerates(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
     """``Toleration.ToleratesTaint`` (``k8s.io/api/core/v1/toleration.go``)."""
     if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
         return False
