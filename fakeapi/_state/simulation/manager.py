@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, run_pods
 from fakeapi._state.simulation.nodes import register_nodes
@@ -63,6 +64,7 @@ class Simulation:
             ("scheduler", schedule_pods, None),
             ("kubelet", run_pods, kubelet_due),
             ("job", sync_jobs, job_due),
+            ("cronjob", sync_cronjobs, cronjob_due),
         ]
         self._steps = [(step, due) for name, step, due in steps if options.runs(name)]
 
