@@ -20,6 +20,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
+from fakeapi._state.simulation.endpoints import sync_endpoints
+from fakeapi._state.simulation.endpointslices import sync_endpoint_slices
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, run_pods
 from fakeapi._state.simulation.nodes import register_nodes
@@ -65,6 +67,8 @@ class Simulation:
             ("kubelet", run_pods, kubelet_due),
             ("job", sync_jobs, job_due),
             ("cronjob", sync_cronjobs, cronjob_due),
+            ("endpointslice", sync_endpoint_slices, None),
+            ("endpoints", sync_endpoints, None),
         ]
         self._steps = [(step, due) for name, step, due in steps if options.runs(name)]
 

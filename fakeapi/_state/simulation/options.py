@@ -4,7 +4,8 @@ Controllers are opt-in: a server without them writes nothing on its own (beyond 
 collector and the namespace controllers, which every fake has). The names are those of the
 components whose writes they reproduce: ``nodes`` (the kubelet registering its Node), ``scheduler``
 (kube-scheduler binding pods), ``kubelet`` (running the pods bound to the fake nodes) and ``job``
-(kube-controller-manager's Job controller), ``cronjob`` (its CronJob controller); ``all`` is every
+(kube-controller-manager's Job controller), ``cronjob`` (its CronJob controller),
+``endpointslice`` and ``endpoints`` (its EndpointSlice and Endpoints controllers); ``all`` is every
 one of them.
 """
 
@@ -17,7 +18,7 @@ from fakeapi._state.simulation.outcomes import OutcomeRule
 
 __all__ = ["CONTROLLER_NAMES", "ControllerOptions", "NodeSpec", "parse_controllers"]
 
-CONTROLLER_NAMES = ("nodes", "scheduler", "kubelet", "job", "cronjob")
+CONTROLLER_NAMES = ("nodes", "scheduler", "kubelet", "job", "cronjob", "endpointslice", "endpoints")
 
 
 def parse_controllers(value: str | Iterable[str] | None) -> frozenset[str]:
