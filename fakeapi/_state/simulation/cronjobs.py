@@ -19,9 +19,11 @@ For each CronJob, from the Jobs whose controller reference names it (upstream ma
 
 The controller is requeued for the next schedule time: :func:`cronjob_due` returns it (without the
 100 ms upstream adds against clock skew), so an advance creates each Job at its instant. Writes are by
-``kube-controller-manager``, Events from ``cronjob-controller``. Upstream emits the bookkeeping Events
-before its status update; here they follow it, so that a call cut short before the update repeats
-none. The Events upstream repeats on every sync while nothing changes (``JobAlreadyActive``,
+``kube-controller-manager``, Events from ``cronjob-controller``. So that a call cut short at any write
+is completed by the next without a repeat, the history-limit deletes and the bookkeeping Events
+follow the status update (upstream deletes first and emits before it), a Job of the CronJob whose
+``SuccessfulCreate`` Event is missing gets it, and an active Job this controller deleted leaves
+without ``MissingJob``. The Events upstream repeats on every sync while nothing changes (``JobAlreadyActive``,
 ``TooManyMissedTimes``, ``InvalidSchedule``), which its recorder folds into one Event with a count,
 are written once for each schedule time here (once per CronJob for ``InvalidSchedule``);
 ``UnexpectedJob`` for a Job not in ``active`` is not written.
@@ -169,6 +171,7 @@ class _Sync:
         self.last_schedule = status.get("lastScheduleTime")
         self.last_successful = status.get("lastSuccessfulTime")
         self.update = False
+        self.cleanup: list[dict[str, Any]] = []
         self.after_update: list[tuple[str, str, str]] = []
 
     def event(self, event_type: str, reason: str, message: str) -> None:
@@ -176,13 +179,14 @@ class _Sync:
             self.cron_job, event_type, reason, message, component=COMPONENT, manager=MANAGER
         )
 
-    def said_since(self, reason: str, since: float) -> bool:
-        """Whether this CronJob already has an Event with this reason from ``since`` on."""
+    def said_since(self, reason: str, since: float, message: str | None = None) -> bool:
+        """Whether this CronJob already has an Event with this reason (and message) from ``since`` on."""
         uid = self.meta.get("uid")
         for event in self.simulation.store.items(EVENTS, self.namespace):
             if (
                 (event.get("involvedObject") or {}).get("uid") == uid
                 and event.get("reason") == reason
+                and (message is None or event.get("message") == message)
                 and (parse_timestamp(event.get("lastTimestamp") or "") or 0.0) >= since
             ):
                 return True
@@ -191,9 +195,10 @@ class _Sync:
     def delete_job(self, job: dict[str, Any]) -> None:
         """``deleteJob``: the Job (its pods go by background propagation), then its active reference."""
         name = metadata_of(job)["name"]
-        self.simulation.store.delete(JOBS, self.namespace, name, propagation="Background")
+        if self.simulation.store.find(JOBS, self.namespace, name) is not None:
+            self.simulation.store.delete(JOBS, self.namespace, name, propagation="Background")
+            self.event("Normal", "SuccessfulDelete", f"Deleted job {name}")
         self.active = [ref for ref in self.active if ref.get("uid") != metadata_of(job).get("uid")]
-        self.event("Normal", "SuccessfulDelete", f"Deleted job {name}")
 
     def write_status(self) -> None:
         if not self.update:
@@ -231,6 +236,8 @@ def _sync(simulation: Simulation, cron_job: dict[str, Any]) -> None:
     _track_jobs(sync, jobs)
     _schedule_job(sync)
     sync.write_status()
+    for job in sync.cleanup:
+        sync.delete_job(job)
     for event in sync.after_update:
         sync.event(*event)
 
@@ -243,7 +250,8 @@ def _cleanup_finished(sync: _Sync, jobs: list[dict[str, Any]]) -> None:
             continue
         finished = sorted((j for j in jobs if _finished_condition(j) == kind), key=_start_order)
         for job in finished[: max(0, len(finished) - int(spec[limit]))]:
-            sync.delete_job(job)
+            sync.cleanup.append(job)
+            sync.active = [ref for ref in sync.active if ref.get("uid") != metadata_of(job).get("uid")]
             sync.update = True
 
 
@@ -336,6 +344,8 @@ def _schedule_job(sync: _Sync) -> None:
         if any(ref.get("uid") == metadata_of(existing).get("uid") for ref in sync.active):
             return
         job = existing
+        if not sync.said_since("SuccessfulCreate", 0.0, f"Created job {name}"):
+            sync.event("Normal", "SuccessfulCreate", f"Created job {name}")
     sync.active.append(object_reference(job))
     sync.last_schedule = stamp
     sync.update = True
