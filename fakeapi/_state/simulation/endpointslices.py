@@ -25,7 +25,7 @@ A new slice is named ``<service>-`` plus five characters, carries the Service's 
 reserved ones), ``kubernetes.io/service-name``, the managed-by label,
 ``service.kubernetes.io/headless: ""`` for a headless Service, and a controller ownerReference to the
 Service. Writes are by ``kube-controller-manager``. Upstream orders endpoints as a Go map yields them
-and ports by a hash of their Go dump; here endpoints follow the pods' names and ports the Service's
+and sorts ports with ``portsInOrder``; here endpoints follow the pods' names and ports the Service's
 order. Topology hints, ``trafficDistribution`` and the Events of failed syncs are not simulated.
 """
 
