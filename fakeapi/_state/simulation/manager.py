@@ -3,12 +3,12 @@
 Real controllers react to watch events a moment after each write and to timers on the wall clock.
 Here each controller is level-triggered: it reads the store, writes what is due at the clock's
 current instant, and says when its next step falls due. :meth:`Simulation.settle` runs the
-controllers in a fixed order (nodes, scheduler, kubelet, job) until a whole round writes nothing;
-:meth:`Simulation.advance` moves the fake clock forward one due instant at a time, settling at each,
-so a 30-second advance sees every step in between in the order it would have happened. Nothing runs
-between advances on the fake clock: a test that has written something calls ``advance(0)`` to let
-the controllers act. Every write goes through the store as a client's would (resourceVersions,
-watch events, managedFields under the component's manager name).
+controllers in the fixed order of their steps (nodes, scheduler, kubelet, job, ...) until a whole
+round writes nothing; :meth:`Simulation.advance` moves the fake clock forward one due instant at a
+time, settling at each, so a 30-second advance sees every step in between in the order it would have
+happened. Nothing runs between advances on the fake clock: a test that has written something calls
+``advance(0)`` to let the controllers act. Every write goes through the store as a client's would
+(resourceVersions, watch events, managedFields under the component's manager name).
 
 The fake clock is a :class:`FakeTime`: it starts at a whole second and moves only when advanced.
 ``fakeapi serve`` runs the same loop against real time instead (:meth:`Simulation.due_in`).
