@@ -44,7 +44,7 @@ def test_the_controllers_marker_applies_to_its_test_only(pytester: pytest.Pytest
 
         @pytest.mark.fakeapi(nodes=["a", "b"])
         def test_nodes_alone_mean_every_controller(fakeapi):
-            assert fakeapi.server.controllers >= {"nodes", "scheduler", "kubelet", "job", "deployment", "replicaset", "statefulset", "daemonset"}
+            assert fakeapi.server.controllers >= {"nodes", "scheduler", "kubelet", "job", "deployment", "replicaset", "statefulset", "daemonset", "cronjob", "endpointslice", "endpoints"}
             assert fakeapi.find("v1", "Node", "a", namespace="") is not None
             assert fakeapi.find("v1", "Node", "node-1", namespace="") is None
 

@@ -3,13 +3,12 @@
 Real controllers react to watch events a moment after each write and to timers on the wall clock.
 Here each controller is level-triggered: it reads the store, writes what is due at the clock's
 current instant, and says when its next step falls due. :meth:`Simulation.settle` runs the
-controllers in a fixed order (nodes, scheduler, kubelet, job, deployment, replicaset, statefulset,
-daemonset) until a whole round writes nothing; :meth:`Simulation.advance` moves the fake clock forward
-one due instant at a time, settling at each, so a 30-second advance sees every step in between in the
-order it would have happened. Nothing runs
-between advances on the fake clock: a test that has written something calls ``advance(0)`` to let
-the controllers act. Every write goes through the store as a client's would (resourceVersions,
-watch events, managedFields under the component's manager name).
+controllers in the fixed order of their steps (nodes, scheduler, kubelet, job, ...) until a whole
+round writes nothing; :meth:`Simulation.advance` moves the fake clock forward one due instant at a
+time, settling at each, so a 30-second advance sees every step in between in the order it would have
+happened. Nothing runs between advances on the fake clock: a test that has written something calls
+``advance(0)`` to let the controllers act. Every write goes through the store as a client's would
+(resourceVersions, watch events, managedFields under the component's manager name).
 
 The fake clock is a :class:`FakeTime`: it starts at a whole second and moves only when advanced.
 ``fakeapi serve`` runs the same loop against real time instead (:meth:`Simulation.due_in`).
@@ -22,8 +21,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._state.simulation.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._state.simulation.deployment_progress import deployment_due
+from fakeapi._state.simulation.endpoints import sync_endpoints
+from fakeapi._state.simulation.endpointslices import sync_endpoint_slices
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, pod_workers, run_pods
 from fakeapi._state.simulation.nodes import register_nodes
@@ -68,6 +70,7 @@ class Controller:
 _PODS, _NODES = ("", "pods"), ("", "nodes")
 _DEPLOYMENTS, _REPLICASETS = ("apps", "deployments"), ("apps", "replicasets")
 _REVISIONS, _CLAIMS = ("apps", "controllerrevisions"), ("", "persistentvolumeclaims")
+_JOBS, _SERVICES, _SLICES = ("batch", "jobs"), ("", "services"), ("discovery.k8s.io", "endpointslices")
 # What admitting a pod a controller creates reads besides the pod (its namespace reaches every
 # step anyway): the ServiceAccount, PriorityClass, LimitRange and ResourceQuota admission plugins.
 _POD_ADMISSION = (
@@ -80,7 +83,7 @@ CONTROLLERS = (
     Controller("nodes", register_nodes, None, frozenset({_NODES})),
     Controller("scheduler", schedule_pods, None, frozenset({_PODS, _NODES})),
     Controller("kubelet", run_pods, kubelet_due, frozenset({_PODS, _NODES}), pod_workers),
-    Controller("job", sync_jobs, job_due, frozenset({("batch", "jobs"), _PODS, *_POD_ADMISSION})),
+    Controller("job", sync_jobs, job_due, frozenset({_JOBS, _PODS, *_POD_ADMISSION})),
     Controller("deployment", sync_deployments, deployment_due, frozenset({_DEPLOYMENTS, _REPLICASETS, _PODS})),
     Controller("replicaset", sync_replicasets, replicaset_due, frozenset({_REPLICASETS, _PODS, *_POD_ADMISSION})),
     Controller(
@@ -95,6 +98,9 @@ CONTROLLERS = (
         daemon_set_due,
         frozenset({("apps", "daemonsets"), _REVISIONS, _NODES, _PODS, *_POD_ADMISSION}),
     ),
+    Controller("cronjob", sync_cronjobs, cronjob_due, frozenset({("batch", "cronjobs"), _JOBS})),
+    Controller("endpointslice", sync_endpoint_slices, None, frozenset({_SERVICES, _PODS, _NODES, _SLICES})),
+    Controller("endpoints", sync_endpoints, None, frozenset({_SERVICES, _PODS, ("", "endpoints")})),
 )
 
 

@@ -3,9 +3,9 @@
 Controllers are opt-in: a server without them writes nothing on its own (beyond the garbage
 collector and the namespace controllers, which every fake has). The names are those of the
 components whose writes they reproduce: ``nodes`` (the kubelet registering its Node), ``scheduler``
-(kube-scheduler binding pods), ``kubelet`` (running the pods bound to the fake nodes), ``job``
-(kube-controller-manager's Job controller), ``deployment``, ``replicaset``, ``statefulset`` and
-``daemonset`` (its workload controllers); ``all`` is every one of them.
+(kube-scheduler binding pods), ``kubelet`` (running the pods bound to the fake nodes), and
+kube-controller-manager's ``job``, ``deployment``, ``replicaset``, ``statefulset``, ``daemonset``,
+``cronjob``, ``endpointslice`` and ``endpoints`` controllers; ``all`` is every one of them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,19 @@ from fakeapi._state.simulation.outcomes import OutcomeRule
 
 __all__ = ["CONTROLLER_NAMES", "ControllerOptions", "NodeSpec", "parse_controllers"]
 
-CONTROLLER_NAMES = ("nodes", "scheduler", "kubelet", "job", "deployment", "replicaset", "statefulset", "daemonset")
+CONTROLLER_NAMES = (
+    "nodes",
+    "scheduler",
+    "kubelet",
+    "job",
+    "deployment",
+    "replicaset",
+    "statefulset",
+    "daemonset",
+    "cronjob",
+    "endpointslice",
+    "endpoints",
+)
 
 
 def parse_controllers(value: str | Iterable[str] | None) -> frozenset[str]:

@@ -17,16 +17,28 @@ or a descriptor such as ``@daily`` or ``@every 1h30m``, whose duration is Go's
 
 Time zones are looked up in the IANA database Python carries (:mod:`zoneinfo`), as the apiserver
 looks them up in the one Go embeds; the two may differ by a release of the database.
+
+:func:`parse_schedule` returns what ``ParseStandard`` returns, a ``SpecSchedule`` (one bit set per
+field, the top bit marking a ``*``; seconds always 0) or, for ``@every``, a ``ConstantDelaySchedule``;
+the CronJob controller computes its times from them (``fakeapi._state.simulation.cron_times``).
 """
 
 from __future__ import annotations
 
 import re
 import zoneinfo
+from dataclasses import dataclass
 
 from fakeapi._patching.gostrconv import quote
 
-__all__ = ["load_location_error", "parse_standard"]
+__all__ = [
+    "ConstantDelaySchedule",
+    "ScheduleError",
+    "SpecSchedule",
+    "load_location_error",
+    "parse_schedule",
+    "parse_standard",
+]
 
 _MONTHS = {
     name: number
@@ -58,48 +70,78 @@ _UNITS = {
     "h": 3600 * 1000_000_000,
 }
 _MAX_INT64 = 2**63 - 1
+STAR_BIT = 1 << 63
 
 
 class ScheduleError(Exception):
     """The parser's error, whose text the validation reports."""
 
 
+@dataclass(frozen=True)
+class SpecSchedule:
+    """robfig/cron ``SpecSchedule``: the bit set of each field; ``location`` None is ``time.Local``."""
+
+    second: int
+    minute: int
+    hour: int
+    dom: int
+    month: int
+    dow: int
+    location: str | None = None
+
+
+@dataclass(frozen=True)
+class ConstantDelaySchedule:
+    """robfig/cron ``ConstantDelaySchedule`` (``@every``): whole seconds, at least one."""
+
+    delay: int
+
+
 def parse_standard(schedule: str) -> str | None:
     """``cron.ParseStandard``: None for a valid schedule, else the error's text."""
     try:
-        _parse(schedule)
+        parse_schedule(schedule)
     except ScheduleError as error:
         return str(error)
     return None
 
 
-def _parse(spec: str) -> None:
+def parse_schedule(spec: str) -> SpecSchedule | ConstantDelaySchedule:
+    """``cron.ParseStandard``'s schedule; ``ScheduleError`` with its text when it does not parse."""
     if not spec:
         raise ScheduleError("empty spec string")
+    location = None
     if spec.startswith(("TZ=", "CRON_TZ=")):
         space, equals = spec.find(" "), spec.index("=")
         name = spec[equals + 1 : space] if space >= 0 else spec[equals + 1 :]
         problem = load_location_error(name)
         if problem is not None:
             raise ScheduleError(f"provided bad location {name}: {problem}")
+        location = "UTC" if name == "" else name
         spec = _GO_SPACE.sub("", spec[space:], count=1).rstrip() if space >= 0 else ""
     if spec.startswith("@"):
-        _parse_descriptor(spec)
-        return
+        return _parse_descriptor(spec, location)
     fields = [part for part in _GO_SPACE.split(spec) if part]
     if len(fields) != len(_BOUNDS):
         raise ScheduleError(f"expected exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]")
+    bits = []
     for text, bounds in zip(fields, _BOUNDS, strict=True):
+        field_bits = 0
         for expression in (part for part in text.split(",") if part):
-            _check_range(expression, *bounds)
+            field_bits |= _range_bits(expression, *bounds)
+        bits.append(field_bits)
+    minute, hour, dom, month, dow = bits
+    return SpecSchedule(1, minute, hour, dom, month, dow, location)
 
 
-def _check_range(expression: str, low: int, high: int, names: dict[str, int] | None) -> None:
+def _range_bits(expression: str, low: int, high: int, names: dict[str, int] | None) -> int:
     """``getRange``: ``number | number "-" number [ "/" number ]``, or ``*`` and ``?``."""
     range_and_step = expression.split("/")
     low_and_high = range_and_step[0].split("-")
+    extra = 0
     if low_and_high[0] in ("*", "?"):
         start, end = low, high
+        extra = STAR_BIT
     else:
         start = _int_or_name(low_and_high[0], names)
         if len(low_and_high) == 1:
@@ -114,6 +156,8 @@ def _check_range(expression: str, low: int, high: int, names: dict[str, int] | N
         step = _must_parse_int(range_and_step[1])
         if len(low_and_high) == 1:
             end = high
+        if step > 1:
+            extra = 0
     else:
         raise ScheduleError(f"too many slashes: {expression}")
     if start < low:
@@ -124,6 +168,7 @@ def _check_range(expression: str, low: int, high: int, names: dict[str, int] | N
         raise ScheduleError(f"beginning of range ({start}) beyond end of range ({end}): {expression}")
     if step == 0:
         raise ScheduleError(f"step of range should be a positive number: {expression}")
+    return sum(1 << value for value in range(start, end + 1, step)) | extra
 
 
 def _int_or_name(expression: str, names: dict[str, int] | None) -> int:
@@ -150,23 +195,46 @@ def _atoi(text: str) -> int:
     return number
 
 
-def _parse_descriptor(descriptor: str) -> None:
+def _all(low: int, high: int) -> int:
+    return sum(1 << value for value in range(low, high + 1)) | STAR_BIT
+
+
+def _parse_descriptor(descriptor: str, location: str | None) -> SpecSchedule | ConstantDelaySchedule:
+    """``parseDescriptor``: the fixed schedules, and ``@every`` through ``cron.Every``."""
     if descriptor in _DESCRIPTORS:
-        return
+        dom, month, dow = _all(1, 31), _all(1, 12), _all(0, 6)
+        hour = 1
+        if descriptor in ("@yearly", "@annually"):
+            dom, month = 1 << 1, 1 << 1
+        elif descriptor == "@monthly":
+            dom = 1 << 1
+        elif descriptor == "@weekly":
+            dow = 1 << 0
+        elif descriptor == "@hourly":
+            hour = _all(0, 23)
+        return SpecSchedule(1, 1, hour, dom, month, dow, location)
     if descriptor.startswith(_EVERY):
-        problem = parse_duration_error(descriptor[len(_EVERY) :])
-        if problem is not None:
-            raise ScheduleError(f"failed to parse duration {descriptor}: {problem}")
-        return
+        nanoseconds = _parse_duration(descriptor[len(_EVERY) :])
+        if isinstance(nanoseconds, str):
+            raise ScheduleError(f"failed to parse duration {descriptor}: {nanoseconds}")
+        # ``Every``: under a second is a second, and the fraction of a second is dropped.
+        return ConstantDelaySchedule(max(nanoseconds, 1_000_000_000) // 1_000_000_000)
     raise ScheduleError(f"unrecognized descriptor: {descriptor}")
 
 
 def parse_duration_error(text: str) -> str | None:
     """``time.ParseDuration``'s error for the text, or None when it parses."""
+    result = _parse_duration(text)
+    return result if isinstance(result, str) else None
+
+
+def _parse_duration(text: str) -> int | str:
+    """``time.ParseDuration``: the nanoseconds, or the error's text."""
     invalid = "time: invalid duration " + _time_quote(text)
+    negative = text.startswith("-")
     rest = text[1:] if text[:1] in ("-", "+") else text
     if rest == "0":
-        return None
+        return 0
     if not rest:
         return invalid
     total = 0
@@ -202,9 +270,9 @@ def parse_duration_error(text: str) -> str | None:
         total += value
         if total > 2**63:
             return invalid
-    if not text.startswith("-") and total > _MAX_INT64:
+    if not negative and total > _MAX_INT64:
         return invalid
-    return None
+    return -total if negative else total
 
 
 def _time_quote(text: str) -> str:
