@@ -312,3 +312,19 @@ async def test_unknown_controllers_and_outcomes_are_refused() -> None:
         FakeAPIServer(controllers="nodes,bogus")
     with pytest.raises(ValueError, match="unknown outcome 'explode'"):
         OutcomeRule("explode").resolved()
+
+
+async def test_every_restore_gives_the_same_registered_node_and_nothing_written_since() -> None:
+    server = FakeAPIServer(seed=3, clock=lambda: START)
+    pristine = server.snapshot()
+    server.set_controllers("all")
+    server.restore(pristine)
+    first = server.get("v1", "Node", "node-1", "")
+    server.load(pod("p", "busybox"))
+    server.advance(30)
+    server.restore(pristine)
+    assert server.get("v1", "Node", "node-1", "") == first
+    assert server.find("v1", "Pod", "p") is None
+    server.load(pod("p", "busybox"))
+    server.advance(0)
+    assert server.get("v1", "Pod", "p")["spec"]["nodeName"] == "node-1"
