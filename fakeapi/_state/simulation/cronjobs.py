@@ -39,6 +39,7 @@ from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.simulation.cron_times import next_time, zone_of
 from fakeapi._state.simulation.recording import object_reference
+from fakeapi._state.simulation.status_writes import write_status_fields
 from fakeapi._state.validation.cron import (
     ConstantDelaySchedule,
     ScheduleError,
@@ -209,24 +210,7 @@ class _Sync:
             "lastSuccessfulTime": self.last_successful,
         }
 
-        def with_status(current: dict[str, Any]) -> dict[str, Any]:
-            status = dict(current.get("status") or {})
-            for key, value in fields.items():
-                if value is None:
-                    status.pop(key, None)
-                else:
-                    status[key] = value
-            return {**current, "status": status}
-
-        self.simulation.store.update(
-            CRON_JOBS,
-            self.namespace,
-            self.meta.get("name", ""),
-            with_status,
-            subresource="status",
-            manager=MANAGER,
-            unconditional=True,
-        )
+        write_status_fields(self.simulation, CRON_JOBS, self.cron_job, fields)
 
 
 def _sync(simulation: Simulation, cron_job: dict[str, Any]) -> None:

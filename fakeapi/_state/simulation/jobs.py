@@ -33,6 +33,7 @@ from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of, with_metadata
+from fakeapi._state.simulation.status_writes import write_status_fields
 
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
@@ -281,26 +282,7 @@ def _create_pods(
 
 
 def _write_status(simulation: Simulation, job: dict[str, Any], **fields: Any) -> None:
-    meta = metadata_of(job)
-
-    def with_status(current: dict[str, Any]) -> dict[str, Any]:
-        status = dict(current.get("status") or {})
-        for key, value in fields.items():
-            if value is None:
-                status.pop(key, None)
-            else:
-                status[key] = value
-        return {**current, "status": status}
-
-    simulation.store.update(
-        JOBS,
-        meta.get("namespace", ""),
-        meta.get("name", ""),
-        with_status,
-        subresource="status",
-        manager=MANAGER,
-        unconditional=True,
-    )
+    write_status_fields(simulation, JOBS, job, fields)
 
 
 def _condition(kind: str, reason_message: tuple[str, str], now: str) -> dict[str, Any]:
