@@ -32,6 +32,7 @@ import yaml
 
 from fakeapi import __version__
 from fakeapi._state.simulation import OutcomeRule, parse_controllers, parse_outcome
+from fakeapi._state.simulation.outcome_files import load_outcome_rules
 from fakeapi.errors import APIError
 from fakeapi.server import (
     DEFAULT_BODY_LIMIT,
@@ -231,6 +232,14 @@ def _parser() -> argparse.ArgumentParser:
             "what containers whose image matches the glob IMAGE do: run, never-ready, image-pull-failure, "
             "'succeed after Ns', 'exit CODE after Ns' or 'oom-killed after Ns' (repeatable, first match wins; "
             "a pod's fakeapi.dev/outcome annotation wins over them; default: run)"
+        ),
+    )
+    serve.add_argument(
+        "--outcomes",
+        metavar="FILE",
+        help=(
+            "a YAML file of outcome rules (a list of {outcome, image, labels, container}), tried after "
+            "the --outcome rules; see docs/controllers.md"
         ),
     )
     serve.add_argument(
@@ -603,6 +612,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parse_controllers(args.controllers)
         args.outcome_rules = [_outcome_rule(text) for text in args.outcome]
+        if args.outcomes:
+            args.outcome_rules += load_outcome_rules(args.outcomes)
     except ValueError as error:
         parser.error(str(error))
     try:

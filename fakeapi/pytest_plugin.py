@@ -65,8 +65,9 @@ Marker
 
     ``@pytest.mark.fakeapi(controllers="all", outcomes=[OutcomeRule("succeed after 5s", image="busybox*")])``
     runs simulated controllers for the test (docs/controllers.md): ``controllers`` is ``all`` (the
-    default once ``nodes`` or ``outcomes`` is given) or some of ``nodes``, ``scheduler``, ``kubelet``
-    and ``job``; ``nodes`` names the fake nodes. The clock is then fake and the test moves it:
+    default once ``nodes`` or ``outcomes`` is given) or some of ``nodes``, ``scheduler``, ``kubelet``,
+    ``job`` and the workload controllers; ``nodes`` names the fake nodes; ``outcomes`` is a list of
+    rules or the path of a YAML file of them (docs/controllers.md). The clock is then fake and the test moves it:
     ``fakeapi.advance(seconds)`` runs, in order, every controller step that falls due; nothing runs
     between advances. Other tests run with the session's controllers (none unless
     ``fakeapi_server_options`` says).
@@ -531,9 +532,18 @@ def _marker_controllers(request: pytest.FixtureRequest) -> dict[str, Any] | None
             return {
                 "controllers": marker.kwargs.get("controllers", "all"),
                 "nodes": marker.kwargs.get("nodes"),
-                "outcomes": marker.kwargs.get("outcomes", ()),
+                "outcomes": _outcome_rules(marker.kwargs.get("outcomes", ())),
             }
     return None
+
+
+def _outcome_rules(outcomes: Any) -> Any:
+    """The marker's ``outcomes``: rules as given, or the path of a rules file to load them from."""
+    if isinstance(outcomes, str | os.PathLike):
+        from fakeapi._state.simulation.outcome_files import load_outcome_rules
+
+        return load_outcome_rules(os.fspath(outcomes))
+    return outcomes
 
 
 def _marker_kube_version(request: pytest.FixtureRequest) -> str | None:

@@ -93,6 +93,15 @@ def test_top_level_help_version_and_missing_command() -> None:
     assert "usage: fakeapi" in bare_result.stderr
 
 
+def test_a_bad_outcome_rules_file_is_a_usage_error_that_names_the_rule(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("- {image: 'busybox*', outcome: succeed after 5s}\n- {image: x, outcome: flaky}\n")
+    result = run_cli("serve", "--controllers", "all", "--outcomes", str(rules))
+
+    assert result.returncode == 2
+    assert f"{rules}: rule 2: unknown outcome 'flaky'" in result.stderr
+
+
 def test_a_bad_port_number_is_a_usage_error() -> None:
     result = run_cli("serve", "--port", "70000")
 

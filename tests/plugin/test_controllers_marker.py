@@ -3,7 +3,9 @@ each test starting from the same instant on the fake clock, other tests without 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +58,56 @@ def test_the_controllers_marker_applies_to_its_test_only(pytester: pytest.Pytest
         """
     )
     pytester.runpytest().assert_outcomes(passed=4)
+
+
+def test_the_marker_takes_a_file_of_outcome_rules(pytester: pytest.Pytester, ini: Callable[..., None]) -> None:
+    ini()
+    pytester.makefile(
+        ".yaml",
+        outcomes="""
+        - image: "registry.example.com/*"
+          outcome: image-pull-failure
+        - labels: {app: report}
+          container: r
+          outcome: exit 3 after 2s
+        """,
+    )
+    pytester.makepyfile(
+        test_rules="""
+        import pytest
+
+        def pod(name, image, labels):
+            spec = {"restartPolicy": "Never", "containers": [{"name": "r", "image": image}]}
+            return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels}, "spec": spec}
+
+        @pytest.mark.fakeapi(outcomes="outcomes.yaml")
+        def test_rules_from_the_file(fakeapi):
+            fakeapi.load(pod("pull", "registry.example.com/app:1", {}), pod("report", "busybox", {"app": "report"}))
+            fakeapi.advance(2)
+            pulled = fakeapi.get("v1", "Pod", "pull")["status"]["containerStatuses"][0]["state"]
+            assert pulled["waiting"]["reason"] == "ErrImagePull"
+            report = fakeapi.get("v1", "Pod", "report")["status"]
+            assert report["phase"] == "Failed"
+            assert report["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 3
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- {image: x}\n", "rule 1: outcome is required"),
+        ("- {outcome: run, colour: red}\n", "rule 1: unknown keys colour"),
+        ("- {outcome: run}\n- {outcome: sometimes}\n", "rule 2: unknown outcome 'sometimes'"),
+        ("outcome: run\n", "a list of outcome rules is expected, not dict"),
+        ("- {outcome: run, labels: {a: 1}}\n", "rule 1: labels must map names to strings"),
+    ],
+)
+def test_a_bad_rules_file_says_which_rule_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    from fakeapi._state.simulation.outcome_files import load_outcome_rules
+
+    path = tmp_path / "rules.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_outcome_rules(path)
