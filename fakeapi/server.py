@@ -288,8 +288,8 @@ class FakeAPIServer:
         self._wall_clock = clock or time.time
         self._fake_time: FakeTime | None = None
         self._simulation: Simulation | None = None
-        # One snapshot restored, the controllers that settled it, and the state they left.
-        self._settled_restores: dict[int, tuple[StoreSnapshot, Simulation | None, StoreSnapshot]] = {}
+        # The last snapshot restored with controllers on, those controllers, and the state they left.
+        self._settled_restore: tuple[StoreSnapshot, Simulation, StoreSnapshot] | None = None
         self._stepped = False
         self._controller_task: asyncio.Task[None] | None = None
         self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
@@ -539,7 +539,7 @@ class FakeAPIServer:
         """Go back to a snapshot: objects and revision as they were, watches closed, journal emptied."""
 
         def restore_now() -> None:
-            settled = self._settled_restores.get(id(snapshot))
+            settled = self._settled_restore
             if settled is not None and settled[0] is snapshot and settled[1] is self._simulation:
                 # The controllers settle a snapshot on the fake clock's start the same way every time:
                 # restore what they made of it last time instead of registering the nodes again.
@@ -549,8 +549,9 @@ class FakeAPIServer:
             self._state.journal.clear()
             self._state.errors.clear()
             self._restart_controllers()
-            if settled is None and self._simulation is not None and self._fake_time is not None:
-                self._settled_restores = {id(snapshot): (snapshot, self._simulation, self._state.store.snapshot())}
+            reused = settled is not None and settled[0] is snapshot and settled[1] is self._simulation
+            if not reused and self._simulation is not None and self._fake_time is not None:
+                self._settled_restore = (snapshot, self._simulation, self._state.store.snapshot())
 
         self._call(restore_now)
 

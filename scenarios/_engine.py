@@ -377,6 +377,7 @@ class Engine:
                     write.describe(),
                     CONTROLLER_WRITE,
                     write.target,
+                    reaches=write.verb == "delete" or bool(write.name and self.server.is_terminating(*write.target)),
                     reads=self._controller_reads.get(write.controller),
                 )
                 for write in writes

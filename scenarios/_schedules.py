@@ -53,7 +53,8 @@ def independent(a: Option, b: Option) -> bool:
     one of those is dependent with every step that is not a read alongside another read.
 
     Letting a watch event through commutes with every other actor's step (the compaction of the
-    watch-expire fault aside): the event is the first one the watch holds back, there before either
+    watch-expire fault aside, and the steps that reach other objects: deleting a CRD ends the
+    watches of its resource): the event is the first one the watch holds back, there before either
     step, so another actor's write only adds events behind it; and while the watcher runs until it
     waits again, everything it could do to the store waits at the gate, the watches it opens too
     (the engine holds every one, so a watch's start, which lists the store, is a step of its own).
@@ -67,7 +68,7 @@ def independent(a: Option, b: Option) -> bool:
     if a.fault == "watch-expire" or b.fault == "watch-expire":
         return False
     if a.verb == WATCH_EVENT or b.verb == WATCH_EVENT:
-        return True
+        return not (_reaches_other_objects(a) or _reaches_other_objects(b))
     if a.is_read and b.is_read:
         return True
     if _reaches_other_objects(a) or _reaches_other_objects(b):
@@ -106,6 +107,8 @@ def _stepped_independent(a: Option, b: Option) -> bool:
         return True
     if stepped.verb == CLOCK:
         return other.is_read
+    if stepped.reaches:
+        return False  # a controller's delete, or its write completing one: the garbage collector acts inside it
     if other.is_read:
         return other.target[:2] != _EVENTS and not _same_object(other.target, stepped.target)
     if _reaches_other_objects(other):

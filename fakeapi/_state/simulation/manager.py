@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
@@ -209,7 +209,7 @@ class Simulation:
                 attempted = gate.attempted
                 if attempted is None:
                     raise
-                return ControllerWrite(**{**attempted.__dict__, "refused": error.message})
+                return replace(attempted, refused=error.message)
         return gate.written
 
     def next_due_after(self, now: float) -> float | None:

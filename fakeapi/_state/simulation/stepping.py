@@ -59,7 +59,8 @@ class ControllerWrite:
         return f"{self.controller}/{self.worker}" if self.worker else self.controller
 
     def describe(self) -> str:
-        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        name = self.name or "(a generated name)"
+        where = f"{self.namespace}/{name}" if self.namespace else name
         resource = f"{self.resource}/{self.subresource}" if self.subresource else self.resource
         refused = f" (refused: {self.refused})" if self.refused else ""
         return f"{self.actor}: {self.verb} {resource} {where}{refused}"
@@ -88,8 +89,8 @@ class WriteGate:
         return getattr(self._store, name)
 
     def create(self, rtype: ResourceType, namespace: str, obj: dict[str, Any], **options: Any) -> Committed:
-        name = metadata_of(obj).get("name") or metadata_of(obj).get("generateName", "")
-        self._admit(self._write("create", rtype, namespace, name))
+        # A generated name is not known before the create: the target is then the whole collection.
+        self._admit(self._write("create", rtype, namespace, metadata_of(obj).get("name") or ""))
         return self._store.create(rtype, namespace, obj, **options)
 
     def update(
