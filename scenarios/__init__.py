@@ -35,7 +35,7 @@ if TYPE_CHECKING:
         no_lost_update,
         predicate,
     )
-    from scenarios._exploring import Exploration, Settings
+    from scenarios._exploration import Exploration, Settings
     from scenarios._faults import FAULTS
     from scenarios._hostile import Mutation, ProbedField
     from scenarios._model import ActorError, Check, Choice, Effect, Flag, Option, RunRecord, Scenario, Step, Violation
@@ -55,7 +55,7 @@ _EXPORTS = {
     "Check": "scenarios._model",
     "Choice": "scenarios._model",
     "Effect": "scenarios._model",
-    "Exploration": "scenarios._exploring",
+    "Exploration": "scenarios._exploration",
     "Finding": "scenarios._probing",
     "Flag": "scenarios._model",
     "HostileReport": "scenarios._probing",
@@ -65,7 +65,7 @@ _EXPORTS = {
     "RunRecord": "scenarios._model",
     "Scenario": "scenarios._model",
     "SetupContext": "scenarios._actors",
-    "Settings": "scenarios._exploring",
+    "Settings": "scenarios._exploration",
     "Shard": "scenarios._schedules",
     "Step": "scenarios._model",
     "TickContext": "scenarios._actors",

@@ -83,14 +83,43 @@ class _Count:
                     )
                 )
             if self.liveness and not happened:
+                committed = _committed_writes(run, key)
                 refused = _refused_writes(run)
-                why = f"; refused writes: {', '.join(refused)}" if refused else ""
+                why = ""
+                if committed:
+                    why += (
+                        f"; {key} was written and the effect never followed: "
+                        + ", ".join(committed)
+                        + " (a claim that committed, and a claimer that never did what it claimed)"
+                    )
+                if refused:
+                    why += f"; refused writes: {', '.join(refused)}"
                 violations.append(
                     Violation(
-                        "liveness", f'effect "{self.effect}" for {key} never happened within the tick budget{why}'
+                        "liveness",
+                        f'effect "{self.effect}" for {key} never happened within the tick budget{why}',
                     )
                 )
         return violations
+
+
+def _committed_writes(run: RunRecord, key: str) -> list[str]:
+    """The actors' committed writes to the object ``key`` names (``namespace/name``), each with what
+    became of its writer: an answer lost, a crash right after it."""
+    namespace, _, name = key.rpartition("/")
+    described = []
+    for step in run.steps:
+        target = step.option.target
+        if not step.committed or step.option.verb in STEPPED or step.option.is_read:
+            continue
+        if target[3] != name or (namespace and target[2] != namespace):
+            continue
+        fate = {
+            "lost-response": ", its answer lost",
+            "crash-after": f", then {step.actor} crashed before acting on the answer",
+        }.get(step.fault or "", "")
+        described.append(f"step {step.number} {step.actor} {step.option.method}{fate}")
+    return described
 
 
 def _refused_writes(run: RunRecord) -> list[str]:

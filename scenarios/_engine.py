@@ -120,6 +120,9 @@ class Engine:
         self.settle_timeout = settle_timeout
         self.faults: tuple[Fault, ...] = enabled_faults(scenario.faults)
         self.crashes = "crash" in scenario.faults
+        self.fault_budget = scenario.max_faults
+        """At most this many faults per run: the scenario's, lowered while searching for fewer faults."""
+        self.fingerprint = scenario.fingerprint
         self.server = FakeAPIServer(
             clock=lambda: FIXED_CLOCK, seed=scenario.server_seed, authorization=scenario.authorization
         )
@@ -251,7 +254,7 @@ class Engine:
     async def run(self, chooser: Chooser) -> RunRecord:
         """One run from the snapshot, its choices made by ``chooser``."""
         self.server.restore(self._snapshot)
-        self._record = record = RunRecord(choices=[], initial=self._initial)
+        self._record = record = RunRecord(choices=[], initial=self._initial, fingerprint=self.fingerprint)
         self._faults_used = 0
         self._elapsed = 0.0
         self._runtimes = {
@@ -293,6 +296,13 @@ class Engine:
         for step in record.steps:
             step.entry = journal.get(step.sequence) if step.sequence else None
         record.final = {key: self._fetch(key) for key in self._initial}
+        for step in record.steps:
+            created = step.created
+            if created is not None and step.entry is not None:
+                api_version, kind, name = created
+                key = (step.entry.group, step.entry.resource, step.entry.namespace, name)
+                if key not in record.final:
+                    record.final[key] = self.server.find(api_version, kind, name, step.entry.namespace or "default")
         return record
 
     def _parked_actors(self) -> list[str]:
@@ -313,7 +323,7 @@ class Engine:
         event a parked actor could see next, in a fixed order."""
         options: list[Option] = []
         pending: list[Any] = []
-        budget = self._faults_used < self.scenario.max_faults
+        budget = self._faults_used < self.fault_budget
         parked = set(self._parked_actors()) if self.conductor.valves else set()
         for actor in sorted({*self.conductor.held, *parked}):
             runtime = self._runtimes[actor]
@@ -338,7 +348,7 @@ class Engine:
                 pending.append(held)
                 if not budget:
                     continue
-                stale = self._stale_revision(target)
+                stale = self._stale_revision(target, request.verb) if request.is_read else None
                 for fault in self.faults:
                     if not fault.applies(request, stale_revision=stale):
                         continue
@@ -398,10 +408,17 @@ class Engine:
             return False
         return where != "before" or runtime.effects_since_request > 0
 
-    def _stale_revision(self, target: ObjectKey) -> int | None:
-        """The revision just before the object's last committed write in this run, if any."""
+    def _stale_revision(self, target: ObjectKey, verb: str) -> int | None:
+        """The revision just before this run's last committed write to what a read reads (the object, or
+        any object of the listed collection), if any: the freshest state a lagging watch cache can hold
+        that differs from the store's (docs/scenarios-faults.md)."""
         for step in reversed(self._record.steps):
-            if step.committed and step.option.target == target:
+            if not step.committed:
+                continue
+            written = step.option.target
+            if written[:2] != target[:2] or (target[2] and written[2] != target[2]):
+                continue
+            if verb == "list" or written[3] in (target[3], ""):
                 return step.revision_before
         return None
 
@@ -437,7 +454,7 @@ class Engine:
             assert request is not None or fault is None
             if option.fault == "watch-expire":
                 self.server.compact()
-            stale = self._stale_revision(option.target) if option.fault == "stale-read" else None
+            stale = self._stale_revision(option.target, option.verb) if option.fault == "stale-read" else None
             decision = fault.decision(request, stale_revision=stale) if fault is not None and request else None
             await self._release(option.actor, held, decision)
             if option.fault == "timeout":
@@ -643,7 +660,7 @@ class Engine:
             self.crashes
             and runtime.effects_since_request > 0
             and runtime.restarts_left > 0
-            and self._faults_used < self.scenario.max_faults
+            and self._faults_used < self.fault_budget
         )
 
     def _effect_recorder(self, runtime: ActorRuntime) -> Any:

@@ -1,13 +1,12 @@
 """Exploration: which schedules to run (exhaustive, seeded random, one replay), judging, shrinking.
 
-The result, :class:`Exploration`, has one of three verdicts, each true of what was explored:
-
-* ``holds``: no schedule in the whole space violated the checks, the search was complete (every
-  schedule up to the reduction, or every sample asked for), and every check was put to the test;
-* ``violated``: a schedule violated a check; it is the counterexample, with the fewest faults of
-  all schedules when the search was exhaustive, then shrunk;
-* ``unknown``: neither can be said: the search stopped at its budget, only one shard of the space
-  was explored, or a check never had anything to judge (an effect that never happened).
+An exhaustive search that finds a violation stops there, then looks for the counterexample with the
+fewest faults by fault count: every schedule with no fault at all, then every one with at most one,
+and so on below the faults of the best counterexample known. Each of those rounds is a complete
+search of its own (the engine offers no fault beyond the round's budget), so when a round finds
+nothing, no schedule with that many faults violates the claim; the first round that finds one has
+the fewest. A replay checks that its id was written for this scenario and that the run takes the
+steps the id recorded (:mod:`scenarios._ids`). The verdict is :class:`Exploration`'s.
 
 Runs that a reduction proves redundant are counted as pruned, runs another shard owns as skipped:
 neither is judged.
@@ -16,136 +15,28 @@ neither is judged.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from scenarios._checks import default_checks, judge
 from scenarios._engine import Engine
+from scenarios._exploration import Exploration, Settings
 from scenarios._flags import flags_for
-from scenarios._model import Check, Flag, RunRecord, Scenario
-from scenarios._report import plural, render_flags, render_run
-from scenarios._schedules import DepthFirst, RandomChooser, Replay, Shard, decode_schedule
+from scenarios._ids import parse_replay_id
+from scenarios._model import Check, RunRecord, Scenario
+from scenarios._sampling import SampleCoverage
+from scenarios._schedules import DepthFirst, RandomChooser, Replay
 from scenarios._shrinking import cost, shrink
 
-__all__ = ["CheckCoverage", "Exploration", "Settings", "explore_async", "run_in_own_loop"]
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How to explore. ``exhaustive=None`` uses the scenario's own default."""
-
-    exhaustive: bool | None = None
-    schedules: int = 200
-    seed: int = 0
-    replay: str | None = None
-    reduction: str = "dpor"
-    shard: Shard = field(default_factory=Shard)
-    keep_going: bool = False
-    shrink: bool = True
-    max_runs: int | None = None
-    replay_hint: Callable[[str, str | None], list[str]] | None = None
-
-
-@dataclass
-class Exploration:
-    """The outcome of exploring one scenario (one variant, one data set)."""
-
-    scenario: Scenario
-    settings: Settings
-    mode: str
-    runs: int = 0
-    minimizing_runs: int = 0
-    """``runs``: schedules judged until the verdict was reached (a violation found, or every schedule);
-    ``minimizing_runs``: schedules judged after a violation, searching for one with fewer faults."""
-    pruned: int = 0
-    skipped: int = 0
-    violating: int = 0
-    complete: bool = True
-    counterexample: RunRecord | None = None
-    found_as: str = ""
-    found_after: int = 0
-    fewest_faults_proven: bool = False
-    shrink_replays: int = 0
-    flags: list[Flag] = field(default_factory=list)
-    untested: list[str] = field(default_factory=list)
-    elapsed: float = 0.0
-    mutation: str | None = None
-    last: RunRecord | None = None
-
-    @property
-    def violated(self) -> bool:
-        return self.counterexample is not None
-
-    @property
-    def holds(self) -> bool:
-        """True only when the claim held in every schedule of a complete search of the whole space."""
-        return self.counterexample is None and not self._unknown_because()
-
-    @property
-    def verdict(self) -> str:
-        """``holds``, ``violated: <kinds>`` or ``unknown: <why>``."""
-        if self.counterexample is not None:
-            kinds = sorted({violation.kind for violation in self.counterexample.violations})
-            return "violated: " + ", ".join(kinds)
-        reasons = self._unknown_because()
-        return "unknown: " + "; ".join(reasons) if reasons else "holds"
-
-    def _unknown_because(self) -> list[str]:
-        reasons = []
-        if self.runs == 0:
-            reasons.append("no schedule was judged")
-        if not self.complete:
-            reasons.append(f"the search stopped at its budget of {self.settings.max_runs} runs before it was complete")
-        shard = self.settings.shard
-        if shard.count > 1 and self.mode != "replay":
-            reasons.append(
-                f"only shard {shard.index + 1} of {shard.count} was explored (every shard must find nothing)"
-            )
-        reasons += [f"{name} was never put to the test: no schedule produced that effect" for name in self.untested]
-        return reasons
-
-    @property
-    def scope(self) -> str:
-        """What was explored, in words a reviewer can check."""
-        return _describe_scope(self)
-
-    @property
-    def schedule_id(self) -> str | None:
-        return self.counterexample.schedule_id if self.counterexample is not None else None
-
-    def replay_lines(self) -> list[str]:
-        """The command or decorator that replays the counterexample (given by whoever knows how)."""
-        if self.settings.replay_hint is None or self.schedule_id is None:
-            return []
-        return self.settings.replay_hint(self.schedule_id, self.mutation)
-
-    def report(self) -> str:
-        """What was explored, then the counterexample's report (or the fragile preconditions seen)."""
-        return _render_exploration(self)
-
-    def run_report(self) -> str:
-        """The counterexample's report alone: the same bytes whenever its schedule is replayed."""
-        if self.counterexample is None:
-            raise ValueError("no schedule violated the claim: there is no counterexample")
-        return render_run(self.scenario, self.counterexample, self.replay_lines(), self.mutation)
-
-    def assert_holds(self) -> None:
-        """Raise AssertionError with the report unless the verdict is ``holds``."""
-        if not self.holds:
-            raise AssertionError(self.report())
-
-    def _note(self, run: RunRecord) -> None:
-        seen = {(flag.path, flag.reason, flag.passed) for flag in self.flags}
-        for flag in run.flags:
-            if (flag.path, flag.reason, flag.passed) not in seen and len(self.flags) < 50:
-                seen.add((flag.path, flag.reason, flag.passed))
-                self.flags.append(flag)
-
+__all__ = ["CheckCoverage", "Exploration", "Progress", "Settings", "explore_async", "run_in_own_loop"]
 
 Progress = Callable[[Exploration], None]
+
+_LOG = logging.getLogger("scenarios")
+_LOG_EVERY = 500
 
 
 async def _judged(engine: Engine, chooser: Any) -> RunRecord:
@@ -165,6 +56,8 @@ async def explore_async(
 ) -> Exploration:
     """Explore ``scenario`` (starting and stopping an engine unless one is given)."""
     settings = settings or Settings()
+    if settings.replay is not None:
+        parse_replay_id(settings.replay)  # a malformed or outdated id is refused before anything starts
     own = engine is None
     engine = engine or Engine(scenario)
     if own:
@@ -212,9 +105,9 @@ class _Search:
     async def run(self) -> Exploration:
         started = time.perf_counter()
         result = self.result
+        _LOG.info("exploring %s (%s)", result.scenario.title, result.mode)
         if result.mode == "replay":
-            assert self.settings.replay is not None
-            self._account(await _judged(self.engine, Replay(decode_schedule(self.settings.replay))))
+            await self._replay()
         elif result.mode == "exhaustive":
             await self._depth_first()
         else:
@@ -224,10 +117,19 @@ class _Search:
             result.found_as = result.found_as or self.best.schedule_id
             best = self.best
             if self.settings.shrink and result.mode != "replay":
+                self._phase("shrinking")
                 best, result.shrink_replays = await shrink(best, lambda chooser: _judged(self.engine, chooser))
             result.counterexample = best
         result.elapsed = time.perf_counter() - started
+        self._phase("done")
+        _LOG.info("%s: %s", result.scenario.title, result.verdict)
         return result
+
+    def _phase(self, phase: str) -> None:
+        """Name what the search does now: the log says so at once, the progress callback with the next
+        schedule it judges (it is called once per schedule)."""
+        self.result.phase = phase
+        _LOG.info("%s: %s (%d judged)", self.result.scenario.title, phase, self.result.runs)
 
     def _account(self, run: RunRecord) -> None:
         result = self.result
@@ -236,24 +138,66 @@ class _Search:
         else:
             result.runs += 1
         result.last = run
-        result._note(run)
+        result.note_flags(run)
         self.coverage.note(run)
         if run.violations:
             result.violating += 1
             if self.best is None:
                 result.found_as, result.found_after = run.schedule_id, result.runs + result.minimizing_runs
+                _LOG.info("%s: violated in schedule %s", result.scenario.title, run.schedule_id)
             if self.best is None or cost(run) < cost(self.best):
                 self.best = run
+        total = result.runs + result.minimizing_runs
+        if total % _LOG_EVERY == 0:
+            _LOG.info("%s: %s, %d judged, %d cut short", result.scenario.title, result.phase, total, result.pruned)
         if self.progress is not None:
             self.progress(result)
 
+    async def _replay(self) -> None:
+        assert self.settings.replay is not None
+        replay = parse_replay_id(self.settings.replay)
+        replay.check_scenario(self.engine.fingerprint)
+        run = await _judged(self.engine, Replay(replay.indices))
+        replay.check_run(run.digest, [step.option.describe() for step in run.steps])
+        self._account(run)
+
+    def _out_of_budget(self) -> bool:
+        result, budget = self.result, self.settings.max_runs
+        return budget is not None and result.runs + result.minimizing_runs >= budget
+
     async def _depth_first(self) -> None:
         result, settings = self.result, self.settings
+        if not await self._search_tree():
+            result.complete = False
+            return
+        if self.best is None or settings.keep_going:
+            result.fewest_faults_proven = self.best is not None and settings.shard.count == 1
+            return
+        found_with = _faults(self.best)
+        proven = True
+        for limit in range(found_with):
+            self._phase(f"fewer faults: every schedule with at most {limit}")
+            self.engine.fault_budget = limit
+            try:
+                complete = await self._search_tree()
+            finally:
+                self.engine.fault_budget = result.scenario.max_faults
+            if not complete:
+                result.complete = proven = False
+                break
+            if _faults(self.best) <= limit:
+                break
+        result.fewest_faults_proven = proven and settings.shard.count == 1
+
+    async def _search_tree(self) -> bool:
+        """A depth-first search of the schedules within the engine's fault budget, until the first
+        violation (or through every schedule with ``keep_going``); False when the run budget ran out."""
+        result, settings = self.result, self.settings
+        before = self.best
         dfs = DepthFirst(reduction=settings.reduction, shard=settings.shard)
         while not dfs.finished:
-            if settings.max_runs is not None and result.runs + result.minimizing_runs >= settings.max_runs:
-                result.complete = False
-                return
+            if self._out_of_budget():
+                return False
             dfs.begin()
             run = await _judged(self.engine, dfs)
             if run.outcome == "pruned":
@@ -262,23 +206,22 @@ class _Search:
                 result.skipped += 1
             else:
                 self._account(run)
-                if self.best is not None and not settings.keep_going:
-                    faults = _faults(self.best)
-                    if faults == 0:
-                        result.fewest_faults_proven = True
-                        return
-                    # What remains to explore is only the schedules that could have fewer faults.
-                    dfs.fault_limit = faults - 1
+                if self.best is not before and not settings.keep_going:
+                    return True
             dfs.advance()
-        result.fewest_faults_proven = self.best is not None and settings.shard.count == 1
+        return True
 
     async def _random(self) -> None:
         result, settings = self.result, self.settings
+        result.sample = SampleCoverage()
         for index in range(settings.schedules):
             if not settings.shard.owns_run(index):
                 result.skipped += 1
                 continue
-            self._account(await _judged(self.engine, RandomChooser(settings.seed, index)))
+            chooser = RandomChooser(settings.seed, index)
+            run = await _judged(self.engine, chooser)
+            result.sample.note(run, chooser.probability)
+            self._account(run)
             if self.best is not None and not settings.keep_going:
                 return
 
@@ -303,125 +246,3 @@ def run_in_own_loop(coroutine_factory: Callable[[], Any]) -> Any:
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
-
-
-def _render_exploration(exploration: Exploration) -> str:
-    """The header (what was explored), then the counterexample's report or the fragility notes."""
-    return (
-        _header(exploration)
-        + "\n\n"
-        + (
-            exploration.run_report()
-            if exploration.counterexample is not None
-            else render_flags(
-                exploration.flags, "Fragile preconditions seen (no schedule broke the claim, but one may tomorrow)"
-            )
-        )
-    )
-
-
-def _how(exploration: Exploration) -> str:
-    settings = exploration.settings
-    if exploration.mode == "exhaustive":
-        how = f"exhaustively (reduction: {settings.reduction}"
-        how += f", {exploration.pruned} runs cut short as equivalent)" if settings.reduction != "off" else ")"
-    elif exploration.mode == "random":
-        how = f"at random (seed {settings.seed})"
-    elif exploration.mode == "live":
-        how = "against a real cluster (no gates: uncontrolled timing; journal checks and faults do not apply)"
-    else:
-        how = f"by replaying {settings.replay}"
-    if settings.shard.count > 1 and exploration.mode != "replay":
-        how += f", shard {settings.shard.index + 1} of {settings.shard.count}"
-    return how
-
-
-def _header(exploration: Exploration) -> str:
-    scenario = exploration.scenario
-    schedules = "schedule" if exploration.runs == 1 else "schedules"
-    title = scenario.title + (f" [{exploration.mutation}]" if exploration.mutation else "")
-    how = _how(exploration)
-    scope = "Scope: " + _describe_scope(exploration)
-    if exploration.holds:
-        return f"{title}: HOLDS in every one of {exploration.runs} {schedules} explored {how}\n{scope}"
-    if exploration.counterexample is None:
-        return "\n".join(
-            [
-                f"{title}: UNKNOWN, no violation in {exploration.runs} {schedules} explored {how}, "
-                "but that proves nothing here:",
-                *(f"- {reason}" for reason in exploration.verdict.removeprefix("unknown: ").split("; ")),
-                scope,
-            ]
-        )
-    lines = [
-        f"{title}: VIOLATED ({exploration.verdict.removeprefix('violated: ')}), {exploration.runs} {schedules} explored {how}"
-    ]
-    if exploration.settings.keep_going:
-        lines.append(f"{exploration.violating} of {exploration.runs} schedules violate it")
-    if exploration.minimizing_runs:
-        lines.append(
-            f"then {plural(exploration.minimizing_runs, 'more schedule')} searched for a counterexample with "
-            "fewer faults"
-        )
-    if exploration.fewest_faults_proven:
-        faults = sum(1 for choice in exploration.counterexample.choices if choice.fault is not None)
-        lines.append(
-            f"no schedule violates it with fewer than {faults} fault{'' if faults == 1 else 's'}"
-            if faults
-            else "it needs no fault at all"
-        )
-    if exploration.found_as and exploration.found_as != exploration.schedule_id:
-        lines.append(
-            f"found as schedule {exploration.found_as}, shrunk to {exploration.schedule_id} "
-            f"in {exploration.shrink_replays} replays"
-        )
-    lines.append(scope)
-    return "\n".join(lines)
-
-
-def _describe_scope(exploration: Exploration) -> str:
-    """Actors and ticks, faults and their budget, how the space was searched, and whether completely."""
-    scenario, settings = exploration.scenario, exploration.settings
-    actors = ", ".join(
-        f"{actor.name} ({'writer, ' if actor.writer else ''}{plural(actor.ticks, 'tick')}"
-        + (f", {plural(actor.restarts, 'restart')}" if "crash" in scenario.faults else "")
-        + ")"
-        for actor in scenario.actors
-    )
-    if scenario.faults:
-        named = [
-            "crash (before a request leaves, after a write ran, at the end of a tick)" if name == "crash" else name
-            for name in scenario.faults
-        ]
-        faults = f"faults {', '.join(named)}, at most {scenario.max_faults} per schedule"
-    else:
-        faults = "no faults"
-    if exploration.mode == "exhaustive":
-        space = (
-            f"every schedule up to reordering of independent steps ({settings.reduction})"
-            if settings.reduction != "off"
-            else "every interleaving"
-        )
-        searched = f"exhaustive over {space}: {exploration.runs} judged, {exploration.pruned} cut short as equivalent"
-        if exploration.minimizing_runs:
-            searched += f", {exploration.minimizing_runs} more judged for fewer faults"
-    elif exploration.mode == "random":
-        searched = f"sampled: {exploration.runs} schedules at random with seed {settings.seed}, not every schedule"
-    elif exploration.mode == "live":
-        searched = f"live: {exploration.runs} runs against a real cluster, timing not controlled"
-    else:
-        searched = f"one schedule, replayed ({settings.replay})"
-    if settings.shard.count > 1 and exploration.mode != "replay":
-        searched += f", shard {settings.shard.index + 1} of {settings.shard.count} only"
-    if not exploration.complete:
-        end = f"cut short at the budget of {settings.max_runs} runs"
-    elif exploration.counterexample is not None and not settings.keep_going:
-        end = "stopped once the counterexample was certain"
-    else:
-        end = "complete"
-    if scenario.controllers:
-        actors += (
-            f"; simulated controllers {', '.join(scenario.controllers)}, one write per step, and the fake clock "
-            f"up to {scenario.horizon:g} s"
-        )
-    return f"actors {actors}; {faults}; {searched}; {end}."

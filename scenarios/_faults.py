@@ -11,7 +11,11 @@ reproduces on a real cluster:
 * ``timeout``: the connection is cut before the request runs, and so are the client library's
   automatic resends of it (aiohttp resends an idempotent request once, urllib3 up to three times):
   the tick sees the connection error, as it sees a client-side timeout.
-* ``stale-read``: a GET is served from the object's previous version, as a lagging watch cache does.
+* ``stale-read``: a read the apiserver may serve from its watch cache (a GET or LIST with
+  ``resourceVersion=0``, or with a resourceVersion and ``NotOlderThan``) is served from the state
+  before the last write this run made to what it reads, when that state is not older than the
+  request allows. A read without a resourceVersion is a quorum read and is never stale.
+  docs/scenarios-faults.md gives the upstream behaviour of each fault and what it cannot express.
 * ``watch-drop``: a watch connection is cut; ``watch-expire``: history is compacted first, so a watch
   resuming from an older resourceVersion gets the 410 Expired ERROR event.
 * ``crash``: the actor's process dies and restarts with empty memory, at every point a process can
@@ -25,13 +29,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs
 
 from fakeapi import APIError, GateDecision, GateRequest
 
-__all__ = ["FAULTS", "USER_FAULTS", "Fault", "enabled_faults", "validate_faults"]
+__all__ = ["FAULTS", "USER_FAULTS", "Fault", "enabled_faults", "may_serve_stale", "validate_faults"]
 
 _WRITES = ("create", "update", "patch", "delete", "deletecollection")
 _READS = ("get", "list")
+_MODIFICATIONS = ("update", "patch", "delete")
+"""The writes a "the object has been modified" 409 can end: a create fails with AlreadyExists instead."""
 
 
 @dataclass(frozen=True)
@@ -53,14 +60,43 @@ class Fault:
     part_of: str | None = None
 
     def applies(self, request: GateRequest, *, stale_revision: int | None) -> bool:
-        """Whether this fault makes sense for the request (the engine adds the crash conditions)."""
+        """Whether this fault can happen to the request on a real cluster (the engine adds the crash
+        conditions). ``stale_revision``: the revision a stale read would be served at."""
         if self.name == "stale-read":
-            return request.verb == "get" and bool(request.name) and stale_revision is not None
+            return may_serve_stale(request, stale_revision)
         return request.verb in self.verbs
 
     def decision(self, request: GateRequest, *, stale_revision: int | None) -> GateDecision | None:
         """What the gate answers for the released request (crashes and compaction need the engine too)."""
         return _DECISIONS[self.name](request, stale_revision)
+
+
+def may_serve_stale(request: GateRequest, revision: int | None) -> bool:
+    """Whether kube-apiserver may answer this read from a watch cache that stands at ``revision``.
+
+    A GET or LIST without a resourceVersion is a quorum read (etcd, or a cache first brought up to
+    etcd's current revision); ``resourceVersionMatch=Exact``, a continue token, and a LIST with a
+    limit, a resourceVersion and no match read etcd at exactly that revision. ``resourceVersion=0``
+    takes any state the cache has; any other resourceVersion (``NotOlderThan``) a state at least that
+    new. docs/scenarios-faults.md has the upstream sources.
+    """
+    if revision is None or request.verb not in _READS:
+        return False
+    if request.verb == "get" and not request.name:
+        return False
+    query = parse_qs(request.query, keep_blank_values=True)
+
+    def last(name: str) -> str:
+        return query.get(name, [""])[-1]
+
+    version, match = last("resourceVersion"), last("resourceVersionMatch")
+    if version == "" or match == "Exact" or last("continue"):
+        return False
+    if version == "0":
+        return True
+    if request.verb == "list" and not match and last("limit") not in ("", "0"):
+        return False
+    return version.isdigit() and revision >= int(version)
 
 
 def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> APIError:
@@ -129,7 +165,13 @@ FAULTS: dict[str, Fault] = {
             _WRITES,
             reaches_store=True,
         ),
-        Fault("conflict", "fails before commit with 409 Conflict", "", _WRITES, reaches_store=False),
+        Fault(
+            "conflict",
+            "fails before commit with 409 Conflict (a writer outside the scenario won the race)",
+            "",
+            _MODIFICATIONS,
+            reaches_store=False,
+        ),
         Fault(
             "throttle",
             "fails before commit with 429 and Retry-After: 1",
@@ -149,9 +191,9 @@ FAULTS: dict[str, Fault] = {
         ),
         Fault(
             "stale-read",
-            "served from the object's previous version (a lagging cache)",
+            "a read the watch cache may serve is served from the state before the last write to what it reads",
             "",
-            ("get",),
+            _READS,
             reaches_store=True,
         ),
         Fault("watch-drop", "the watch connection is cut", "the watch connection was cut", ("watch",), False),

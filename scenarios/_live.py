@@ -23,7 +23,8 @@ from typing import Any
 from scenarios._actors import ActorClients, ActorRuntime, KubeconfigPointer, SetupContext, TickContext, describe_error
 from scenarios._actors import run_tick as _run_tick
 from scenarios._checks import judge
-from scenarios._exploring import CheckCoverage, Exploration, Progress, Settings
+from scenarios._exploration import Exploration, Settings
+from scenarios._exploring import CheckCoverage, Progress
 from scenarios._model import ActorError, Effect, ObjectKey, RunRecord, Scenario
 
 __all__ = ["explore_live"]

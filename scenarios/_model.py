@@ -9,12 +9,13 @@ the schedule: the choices alone replay the run.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from scenarios._actors import Actor, SetupHook
-from scenarios._ids import encode_schedule
+from scenarios._ids import SCHEDULE_ENCODING, encode_schedule, run_digest, scenario_fingerprint
 
 if TYPE_CHECKING:
     from fakeapi import JournalEntry, OutcomeRule
@@ -125,6 +126,31 @@ class Scenario:
     def title(self) -> str:
         return f"{self.name} / {self.variant}" if self.variant else self.name
 
+    @property
+    def fingerprint(self) -> str:
+        """A hash of what decides which options a run offers (the checks and hooks do not): a schedule
+        id carries it, and a replay refuses an id written for another scenario."""
+        return scenario_fingerprint(
+            {
+                "name": self.name,
+                "variant": self.variant,
+                "objects": list(self.objects),
+                "actors": [
+                    [actor.name, actor.ticks, actor.restarts, actor.writer, actor.service_account]
+                    for actor in self.actors
+                ],
+                "faults": list(self.faults),
+                "max_faults": self.max_faults,
+                "max_steps": self.max_steps,
+                "server_seed": self.server_seed,
+                "authorization": self.authorization,
+                "controllers": list(self.controllers),
+                "nodes": list(self.nodes),
+                "outcomes": [repr(rule) for rule in self.outcomes],
+                "horizon": self.horizon,
+            }
+        )
+
 
 TICK_END = "tick-end"
 """The verb of a point that is not a request: the end of a tick whose last action was a side effect."""
@@ -233,6 +259,22 @@ class Step:
     def fault(self) -> str | None:
         return self.option.fault
 
+    @property
+    def created(self) -> tuple[str, str, str] | None:
+        """``(apiVersion, kind, name)`` of the object this step created (a POST the server answered 201),
+        read from the answer: the only place a ``generateName`` create's name is known."""
+        entry = self.entry
+        if entry is None or entry.method != "POST" or entry.status != 201 or entry.subresource:
+            return None
+        try:
+            body = json.loads(entry.response_body)
+        except ValueError:
+            return None
+        metadata = body.get("metadata") if isinstance(body, dict) else None
+        if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
+            return None
+        return str(body.get("apiVersion", "")), str(body.get("kind", "")), metadata["name"]
+
 
 @dataclass
 class RunRecord:
@@ -244,13 +286,30 @@ class RunRecord:
     errors: list[ActorError] = field(default_factory=list)
     initial: dict[ObjectKey, dict[str, Any]] = field(default_factory=dict)
     final: dict[ObjectKey, dict[str, Any] | None] = field(default_factory=dict)
+    """Every object of the scenario as the run left it (None: deleted), and every object an actor's
+    request created during the run (a ``generateName`` create included)."""
     outcome: str = "complete"
     violations: list[Violation] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    fingerprint: str = ""
+
+    @property
+    def choice_id(self) -> str:
+        """The choices alone (``s0110``), without the stamps a replay checks."""
+        return encode_schedule(self.choices)
+
+    @property
+    def digest(self) -> str:
+        """A hash of the steps this run took, which a replay of its id must take again."""
+        return run_digest(step.option.label for step in self.steps)
 
     @property
     def schedule_id(self) -> str:
-        return encode_schedule(self.choices)
+        """The id that replays this run: its choices, the schedule encoding, the scenario's fingerprint and
+        the run's digest (``s0110:2:3f9a2c:8b1e``, see :mod:`scenarios._ids`)."""
+        if not self.fingerprint:
+            return self.choice_id
+        return f"{self.choice_id}:{SCHEDULE_ENCODING}:{self.fingerprint}:{self.digest}"
 
     def effects_named(self, name: str) -> list[Effect]:
         return [effect for effect in self.effects if effect.name == name]
@@ -261,16 +320,23 @@ class RunRecord:
 
     def initial_object(self, resource: str, name: str, namespace: str = "default") -> dict[str, Any]:
         """The object as every run starts from it (after the setup hook)."""
-        return self.initial[self._key(resource, name, namespace)]
+        key = self._key(resource, name, namespace)
+        if key not in self.initial:
+            raise KeyError(f"{resource} {namespace}/{name} is not among the scenario's objects: the run created it")
+        return self.initial[key]
 
     def _key(self, resource: str, name: str, namespace: str) -> ObjectKey:
-        for key, obj in self.initial.items():
-            if key[3] == name and key[2] in (namespace, "") and resource in (key[1], obj.get("kind")):
+        """The key of an object of the scenario, or of one the run created (its kind as the run left it)."""
+        known: dict[ObjectKey, Any] = {**self.final, **self.initial}
+        for key, obj in known.items():
+            kind = obj.get("kind") if obj is not None else None
+            if key[3] == name and key[2] in (namespace, "") and resource in (key[1], kind):
                 return key
-        known = ", ".join(
-            f"{obj.get('kind', key[1])} {'/'.join(filter(None, key[2:]))}" for key, obj in self.initial.items()
+        listed = ", ".join(
+            f"{obj.get('kind', key[1]) if obj is not None else key[1]} {'/'.join(filter(None, key[2:]))}"
+            for key, obj in known.items()
         )
-        raise KeyError(f"no {resource} {namespace}/{name} among the scenario's objects ({known})")
+        raise KeyError(f"no {resource} {namespace}/{name} among the scenario's objects or the run's creates ({listed})")
 
     def state_before(self, number: int, key: ObjectKey) -> dict[str, Any] | None:
         """The object as stored just before step ``number`` (from the initial state and committed writes)."""

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 
 from fakeapi import APIError
 from scenarios._engine import Engine
-from scenarios._exploring import Exploration, Settings, explore_async
+from scenarios._exploration import Exploration, Settings
+from scenarios._exploring import explore_async
 from scenarios._hostile import Mutation, ProbedField, mutable_fields, mutate, plain_objects, spellings_for
 from scenarios._model import Scenario
 
@@ -33,9 +34,11 @@ class HostileReport:
 
     ``verdict``: ``robust`` (the baseline holds and every mutation still holds), ``fragile`` (the
     baseline holds and some mutation breaks it, or is rejected), or ``unknown`` (the baseline, with
-    plain data, does not hold: nothing can be said of the data; or some mutation's exploration was
-    cut short). ``fragile`` is true unless the claim is robust, so ``assert not report.fragile``
-    passes only for a robust claim.
+    plain data, does not hold: nothing can be said of the data; the baseline was only sampled, so a
+    mutation's violation, real as it is, cannot be said to change the verdict; or some mutation's
+    exploration was sampled or cut short). ``fragile`` is true unless the claim is robust, so
+    ``assert not report.fragile`` passes only for a robust claim: one whose every exploration was a
+    complete search.
     """
 
     scenario: Scenario
@@ -63,7 +66,7 @@ class HostileReport:
             f"baseline (user strings and numbers spelled plainly): {self.baseline.verdict} "
             f"({self.baseline.runs} schedules)",
         ]
-        if not self.baseline.holds:
+        if not (self.baseline.holds or self.baseline.sampled_clean):
             lines += [
                 "",
                 "The claim does not hold even with plain data, so no hostile value was tried and no field is "
@@ -86,7 +89,7 @@ class HostileReport:
         else:
             lines.append("No mutation changed the verdict.")
         if self.unknown:
-            lines += ["", "## Not decided (the exploration of these was cut short)"]
+            lines += ["", "## Not decided (the exploration of these was a sample, or cut short)"]
             lines += [f"- {finding.mutation}: {finding.verdict}" for finding in self.unknown]
         if self.robust:
             lines += ["", "## Robust fields", *(f"- {item}" for item in self.robust)]
@@ -104,7 +107,7 @@ async def probe_async(
         baseline = await explore_async(scenario, settings, engine=engine)
         baseline.mutation = "plain"
         result = HostileReport(scenario, baseline)
-        if not baseline.holds:
+        if not (baseline.holds or baseline.sampled_clean):
             return result
         for item, value in mutable_fields(base_objects):
             changed = undecided = False

@@ -1,4 +1,5 @@
-"""A progress display for long explorations (rich, on stderr, only when stderr is a terminal)."""
+"""A progress display for long explorations (rich, on stderr, only when stderr is a terminal): the
+phase (exploring, searching for fewer faults, shrinking), schedules judged, and the rate."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from scenarios._exploring import Exploration
+    from scenarios._exploration import Exploration
 
 __all__ = ["ProgressDisplay"]
 
@@ -16,6 +17,7 @@ class ProgressDisplay:
         self.enabled = enabled
         self._progress: Any = None
         self._task: Any = None
+        self._phase = ""
 
     def __enter__(self) -> ProgressDisplay:
         if self.enabled:
@@ -40,12 +42,14 @@ class ProgressDisplay:
             self._progress.stop()
 
     def update(self, exploration: Exploration) -> None:
-        if self._progress is not None and exploration.runs % 5 == 0:
+        judged = exploration.runs + exploration.minimizing_runs
+        if self._progress is not None and (judged % 5 == 0 or exploration.phase != self._phase):
+            self._phase = exploration.phase
             elapsed = max(self._progress.tasks[0].elapsed or 0.0, 1e-9)
             self._progress.update(
                 self._task,
-                description=f"{exploration.runs} schedules, {exploration.pruned} cut short, "
-                f"{exploration.violating} violating, {exploration.runs / elapsed:.0f}/s",
+                description=f"{exploration.phase}: {judged} schedules, {exploration.pruned} cut short, "
+                f"{exploration.violating} violating, {judged / elapsed:.0f}/s",
             )
 
     def note(self, text: str) -> None:

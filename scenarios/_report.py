@@ -129,7 +129,8 @@ def _what(step: Step) -> str:
     if step.option.verb == WATCH_EVENT:
         return f"watch of {step.option.target[1]} sees {step.event}"
     _, resource, _, name = step.option.target
-    what = f"{resource}/{name}" if name else resource
+    created = step.created
+    what = f"{resource}/{name}" if name else f"{resource} (created {created[2]})" if created else resource
     entry = step.entry
     if entry is not None and entry.subresource:
         what += f"/{entry.subresource}"

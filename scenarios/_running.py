@@ -6,14 +6,17 @@ built-in suite.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scenarios._actors import Actor, SetupHook, Tick
-from scenarios._exploring import Exploration, Progress, Settings, explore_async, run_in_own_loop
+from scenarios._exploration import Exploration, Settings
+from scenarios._exploring import Progress, explore_async, run_in_own_loop
 from scenarios._model import Check, RunHook, Scenario
 from scenarios._probing import HostileReport, probe_async
+from scenarios._progress import ProgressDisplay
 from scenarios._schedules import Shard
 
 if TYPE_CHECKING:
@@ -153,15 +156,22 @@ def explore(
     max_runs: int | None = None,
     replay_hint: Callable[[str, str | None], list[str]] | None = None,
     kubeconfig: str | Path | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = None,
+    accept_sample: bool = False,
 ) -> Exploration:
     """Explore ``target`` and return the verdict (``.verdict``, ``.holds``, ``.assert_holds()``, ``.report()``).
 
-    Exhaustive by default for a scenario that says so; ``schedules``/``seed`` for seeded random runs;
-    ``replay`` runs one schedule id; ``max_runs`` caps an exhaustive search (the verdict is then
-    "unknown" unless a violation was found); ``shard`` explores one part of the space (the verdict is
-    "unknown" unless a violation was found); ``kubeconfig`` runs against a real cluster instead of
-    fakeapi. Callable from sync and async code (it runs its own event loop, in a thread if one is running).
+    Exhaustive by default for a scenario that says so; ``schedules``/``seed`` for seeded random runs,
+    whose verdict is "unknown" without a violation (a sample is not a proof) unless they happen to run
+    every schedule; ``accept_sample=True`` lets ``assert_holds()`` pass a sample without a violation, as
+    a property-based test passes after N examples (the verdict stays "unknown"). ``replay`` runs one
+    schedule id (refused if it was written for another scenario or engine version, or if the run takes
+    other steps). ``max_runs`` caps a search; ``shard`` explores one part of the space (the verdict is
+    "unknown" unless a violation was found); ``kubeconfig`` runs against a real cluster instead of fakeapi.
+    ``progress``: a callable given the :class:`Exploration` after every schedule, ``False`` for nothing;
+    by default the command line's progress display on stderr when it is a terminal. Every phase is also
+    logged on the ``scenarios`` logger (INFO). Callable from sync and async code (it runs its own event
+    loop, in a thread if one is running).
     """
     settings = Settings(
         exhaustive=exhaustive,
@@ -174,13 +184,17 @@ def explore(
         shrink=shrink,
         max_runs=max_runs,
         replay_hint=replay_hint,
+        accept_sample=accept_sample,
     )
-    if kubeconfig is not None:
-        from scenarios._live import explore_live
+    display = ProgressDisplay(enabled=progress is None and sys.stderr.isatty())
+    report = progress if callable(progress) else display.update if display.enabled else None
+    with display:
+        if kubeconfig is not None:
+            from scenarios._live import explore_live
 
-        path = Path(kubeconfig)
-        return run_in_own_loop(lambda: explore_live(target, path, settings, progress=progress))  # type: ignore[no-any-return]
-    return run_in_own_loop(lambda: explore_async(target, settings, progress=progress))  # type: ignore[no-any-return]
+            path = Path(kubeconfig)
+            return run_in_own_loop(lambda: explore_live(target, path, settings, progress=report))  # type: ignore[no-any-return]
+        return run_in_own_loop(lambda: explore_async(target, settings, progress=report))  # type: ignore[no-any-return]
 
 
 def probe(
@@ -188,9 +202,14 @@ def probe(
     *,
     schedules: int = 5,
     seed: int = 0,
-    exhaustive: bool = False,
+    exhaustive: bool | None = None,
     replay_hint: Callable[[str, str | None], list[str]] | None = None,
 ) -> HostileReport:
-    """Re-run ``target`` with hostile spellings of its user-controlled values; ``.fragile`` says if any flipped it."""
+    """Re-run ``target`` with hostile spellings of its user-controlled values; ``.fragile`` says if any flipped it.
+
+    Each exploration is the scenario's own default (exhaustive for most), or ``schedules`` sampled at
+    random with ``exhaustive=False``: then a mutation that breaks the claim is still found and
+    reported, but no field can be called robust and the verdict is at best "unknown".
+    """
     settings = Settings(exhaustive=exhaustive, schedules=schedules, seed=seed, replay_hint=replay_hint)
     return run_in_own_loop(lambda: probe_async(target, settings))  # type: ignore[no-any-return]

@@ -39,7 +39,8 @@ __all__ = [
 
 
 class NondeterminismError(RuntimeError):
-    """Replaying a prefix offered different options: something outside the schedule decides (time, randomness)."""
+    """Replaying a prefix offered different options: something outside the schedule decides what the
+    actors do (state kept in the process between runs, time, randomness)."""
 
 
 def independent(a: Option, b: Option) -> bool:
@@ -166,11 +167,16 @@ class Replay:
 
 
 class RandomChooser:
-    """Seeded random choices: an actor uniformly, then a fault with probability ``fault_rate``."""
+    """Seeded random choices: an actor uniformly, then a fault with probability ``fault_rate``.
+
+    ``probability`` is the chance this chooser had of making the choices it made so far: its inverse,
+    averaged over runs, estimates the number of schedules in the space (Knuth, 1975).
+    """
 
     def __init__(self, seed: int, run: int, fault_rate: float = 0.25) -> None:
         self.random = random.Random(f"scenarios:{seed}:{run}")
         self.fault_rate = fault_rate
+        self.probability = 1.0
 
     def choose(self, options: Sequence[Option], default: int) -> int | None:
         actors = sorted({option.actor for option in options})
@@ -178,9 +184,13 @@ class RandomChooser:
         mine = [i for i, option in enumerate(options) if option.actor == actor]
         plain = [i for i in mine if options[i].fault is None]
         faulty = [i for i in mine if options[i].fault is not None]
+        chance = 1 / len(actors)
         if faulty and self.random.random() < self.fault_rate:
+            self.probability *= chance * self.fault_rate / len(faulty)
             return self.random.choice(faulty)
-        return self.random.choice(plain or mine)
+        pool = plain or mine
+        self.probability *= chance * (1 - self.fault_rate if faulty else 1.0) / len(pool)
+        return self.random.choice(pool)
 
 
 @dataclass(frozen=True)
@@ -268,7 +278,11 @@ class DepthFirst:
             if [o.label for o in frame.options] != [o.label for o in options]:
                 raise NondeterminismError(
                     f"replaying the same choices offered different requests at choice {depth + 1}: "
-                    f"{[o.describe() for o in frame.options]} then {[o.describe() for o in options]}"
+                    f"{[o.describe() for o in frame.options]} then {[o.describe() for o in options]}. "
+                    "Something outside the schedule decides what the actors do. Most often it is state kept "
+                    "in the process from one run to the next (a module-level cache, a client or singleton "
+                    "created once, a counter, a memo): every run must start from nothing but the server's "
+                    "snapshot and ctx.memory, so reset such state in before_run; otherwise time or randomness"
                 )
             return frame.tried[-1]
         sleep = self._child_sleep()

@@ -1,10 +1,11 @@
 """``python -m scenarios``: list the built-in scenarios, run one (or a user's own, as
-``module:attribute``), replay a schedule.
+``module:attribute``), replay a schedule, merge the shards of a split search.
 
 Exit status: 0 when the claim holds (every schedule of a complete search), 1 when a violation is
-found (the report is printed), 2 on bad usage (unknown scenario, variant, fault, schedule id), 3
-when the verdict is unknown (the search stopped at --max-runs, only one --shard was explored, or a
-check was never put to the test).
+found (the report is printed), 2 on bad usage (unknown scenario, variant, fault, a schedule id that
+is malformed or belongs to another scenario or engine version), 3 when the verdict is unknown (a
+random sample without a violation, unless --accept-sample; the search stopped at --max-runs; only
+one --shard was explored; a replayed schedule that no longer violates; a check never put to the test).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import asyncio
 import importlib
 import inspect
+import json
 import os
 import sys
 from dataclasses import replace
@@ -20,11 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from scenarios._engine import EngineStuck
-from scenarios._exploring import Exploration, Settings, explore_async
+from scenarios._exploration import Exploration, Settings
+from scenarios._exploring import explore_async
 from scenarios._faults import USER_FAULTS
 from scenarios._hostile import NUMBER_SPELLINGS, STRING_SPELLINGS, mutate, parse_mutation, plain_objects
+from scenarios._ids import parse_replay_id
+from scenarios._merging import merge_summaries, read_summary, summary_of
 from scenarios._model import Scenario
-from scenarios._schedules import REDUCTIONS, NondeterminismError, ScheduleError, Shard, decode_schedule
+from scenarios._schedules import REDUCTIONS, NondeterminismError, ScheduleError, Shard
 from scenarios.builtin import BUILTINS, builtin_scenario
 
 __all__ = ["main"]
@@ -34,14 +39,18 @@ examples:
   python -m scenarios list
   python -m scenarios run completion-claim --variant resource-version --exhaustive
   python -m scenarios run completion-claim --variant unconditional --schedules 200 --seed 7 --report out.md
-  python -m scenarios run lost-response --variant trust-response --replay s01
+  python -m scenarios run lost-response --variant trust-response --replay s01:2:9c41d0:5e2a
   python -m scenarios run completion-claim --variant whole-annotations --hostile
   python -m scenarios run tests.claims:COMPLETION --exhaustive       # a Scenario in your own module
   python -m scenarios run tests.claims:build --variant fixed         # a function(variant) -> Scenario
+  python -m scenarios run tests.claims:COMPLETION --schedules 500 --accept-sample   # CI: a sample, accepted
+  python -m scenarios run NAME --exhaustive --shard 1/2 --summary s1.json   # one part of a split search
+  python -m scenarios merge s1.json s2.json                                  # the verdict of all parts
 
-exit status: 0 the claim holds (a complete search found no violation); 1 a violation was found;
-2 bad usage; 3 unknown (stopped at --max-runs, one --shard only, or a check never put to the test:
-every shard of a split search must exit 3, none 1, for the claim to hold).
+exit status: 0 the claim holds (a complete search found no violation), or a sample without a violation
+was accepted with --accept-sample; 1 a violation was found; 2 bad usage; 3 unknown (a random sample,
+stopped at --max-runs, one --shard only, a replay that no longer violates, or a check never put to the
+test). A split search holds when `merge` of every shard's --summary says so.
 """
 
 
@@ -77,7 +86,19 @@ def _parser() -> argparse.ArgumentParser:
     how.add_argument("--schedules", type=int, metavar="N", help="explore N seeded random schedules")
     how.add_argument("--replay", metavar="ID", help="run exactly one schedule, by the id a report gave")
     run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random schedules (default 0)")
+    run.add_argument(
+        "--accept-sample",
+        action="store_true",
+        help="exit 0 when a random sample finds no violation and puts every check to the test (the verdict "
+        "stays unknown: a sample is not a proof)",
+    )
     run.add_argument("--report", type=Path, metavar="FILE", help="also write the report to FILE")
+    run.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="also write what was explored and found as JSON to FILE (for `merge` of a --shard split search)",
+    )
     run.add_argument(
         "--reduction",
         choices=REDUCTIONS,
@@ -103,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
         "--shard",
         metavar="K/N",
         help="explore only shard K of N (1-based) of the schedule space; without a violation the verdict is "
-        "unknown (exit 3) until every shard has run",
+        "unknown (exit 3): write each shard's --summary and `merge` them for the verdict of the whole",
     )
     run.add_argument(
         "--hostile",
@@ -125,6 +146,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line, nothing on stderr")
     run.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    merge = commands.add_parser(
+        "merge",
+        help="the verdict of a split search: merge the --summary files of its shards",
+        description="Read the --summary files every --shard K/N of one exploration wrote, and say what they prove "
+        "together: holds only when every shard of one exhaustive search is there, complete, without a violation, "
+        "and every check was put to the test by some shard.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    merge.add_argument("summaries", nargs="+", type=Path, metavar="FILE", help="the shards' --summary files")
+    merge.add_argument(
+        "--accept-sample",
+        action="store_true",
+        help="exit 0 when the shards sampled at random without a violation (the verdict stays unknown)",
+    )
     return parser
 
 
@@ -218,7 +254,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 
 def _settings(args: argparse.Namespace) -> Settings:
     if args.replay is not None:
-        decode_schedule(args.replay)
+        parse_replay_id(args.replay)
         if args.kubeconfig is not None:
             raise ValueError("a real cluster has no gates: --replay does not apply with --kubeconfig")
     return Settings(
@@ -232,6 +268,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         shrink=not args.no_shrink,
         max_runs=args.max_runs,
         replay_hint=_replay_hint(args),
+        accept_sample=args.accept_sample,
     )
 
 
@@ -259,7 +296,9 @@ def _run(args: argparse.Namespace) -> int:
             print(text, end="")
             if args.report is not None:
                 args.report.write_text(text, encoding="utf-8")
-            return {"robust": 0, "fragile": 1}.get(hostile.verdict, 1 if hostile.baseline.violated else 3)
+            if hostile.verdict == "robust":
+                return 0
+            return 1 if hostile.baseline.violated or hostile.findings else 3
         mutation = args.mutate or ("plain" if args.plain else None)
         try:
             exploration = asyncio.run(explore_async(scenario, settings, progress=display.update))
@@ -277,6 +316,8 @@ def _finish(args: argparse.Namespace, exploration: Exploration, text: str, displ
         print(text, end="" if text.endswith("\n") else "\n")
     if args.report is not None:
         args.report.write_text(exploration.run_report() if exploration.violated else text, encoding="utf-8")
+    if args.summary is not None:
+        args.summary.write_text(json.dumps(summary_of(exploration), indent=2) + "\n", encoding="utf-8")
     total = exploration.runs + exploration.minimizing_runs + exploration.pruned + exploration.shrink_replays
     rate = total / exploration.elapsed if exploration.elapsed else 0.0
     if not args.quiet:
@@ -291,10 +332,20 @@ def _finish(args: argparse.Namespace, exploration: Exploration, text: str, displ
 
 
 def exit_status(exploration: Exploration) -> int:
-    """0 holds, 1 violated, 3 unknown (2 is bad usage, decided before anything runs)."""
-    if exploration.holds:
+    """0 holds (or a clean sample accepted), 1 violated, 3 unknown (2 is bad usage)."""
+    if exploration.accepted:
         return 0
     return 1 if exploration.violated else 3
+
+
+def _merge(args: argparse.Namespace) -> int:
+    try:
+        merged = merge_summaries([read_summary(path) for path in args.summaries], accept_sample=args.accept_sample)
+    except ValueError as error:
+        print(f"python -m scenarios merge: error: {error}", file=sys.stderr)
+        return 2
+    print("\n".join(merged.lines))
+    return merged.exit_status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "list":
             return _list()
+        if args.command == "merge":
+            return _merge(args)
         return _run(args)
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as command-line tools do, and keep the

@@ -30,7 +30,6 @@ class ServerConfig:
 
     bookmark_interval: float = 60.0
     history_window: int = 10000
-    versions_kept: int = 32
     seed: int = 0
     journal_limit: int = 10000
     journal_body_limit: int = DEFAULT_BODY_LIMIT
@@ -114,7 +113,8 @@ class GateDecision:
     ``retry_after``) and commit nothing.
     ``drop_response``: run the request, commit it, then cut the connection instead of answering.
     ``drop_before``: cut the connection without running the request (a timeout before commit).
-    ``stale_revision``: serve a GET from the object's state at or before this revision.
+    ``stale_revision``: serve a GET or LIST from the state at this revision, as a watch cache that
+    lags may (a GET of an object that did not exist then is 404).
     ``after_run``: called once the request has run (committed or refused), before its answer is
     sent or cut: the moment a client process that dies after the server answered dies.
     ``valve``: for a watch, hold its later events in this :class:`WatchValve`.
@@ -138,7 +138,6 @@ class ServerState:
         self.store = Store(
             clock=self.clock,
             history_window=self.config.history_window,
-            versions_kept=self.config.versions_kept,
             seed=self.config.seed,
             watch_queue_limit=self.config.watch_queue_limit,
             history_max_bytes=self.config.history_max_bytes,

@@ -42,14 +42,26 @@ async def handle_get(
 ) -> web.Response:
     answer = answer_for(request)
     parse_resource_version(request.query.get("resourceVersion", ""))
-    obj = state.store.get(rtype, info.namespace if rtype.namespaced else "", info.name)
+    namespace = info.namespace if rtype.namespaced else ""
     stale = request.get(STALE_REVISION)
-    if stale is not None:
-        for version in reversed(state.store.history_of(rtype, info.namespace if rtype.namespaced else "", info.name)):
-            if int(metadata_of(version).get("resourceVersion", "0")) <= stale:
-                obj = version
-                break
+    obj = _stale_object(state, rtype, namespace, info.name, stale) if stale is not None else None
+    if obj is None:
+        obj = state.store.get(rtype, namespace, info.name)
     return respond(request, state, rtype, obj, answer)
+
+
+def _stale_object(
+    state: ServerState, rtype: ResourceType, namespace: str, name: str, revision: int
+) -> dict[str, Any] | None:
+    """The object as a watch cache standing at ``revision`` holds it: 404 if it did not exist then; None
+    (read the store) once the changes since are compacted, as the cache has caught up by then."""
+    objects = state.store.items_at(rtype, namespace, revision)
+    if objects is None:
+        return None
+    for obj in objects:
+        if metadata_of(obj).get("name") == name:
+            return obj
+    raise APIError.not_found(rtype.group_resource, name)
 
 
 def selector_filter(rtype: ResourceType, label_text: str, field_text: str) -> tuple[Any, bool]:
@@ -135,6 +147,11 @@ async def handle_list(
     matches, selectors_empty = selector_filter(rtype, options.label_selector, options.field_selector)
     namespace = info.namespace if rtype.namespaced and info.namespace else None
     objects, revision, start = _list_source(state, rtype, namespace, options)
+    stale = request.get(STALE_REVISION)
+    if stale is not None and not start:
+        cached = state.store.items_at(rtype, namespace, stale)
+        if cached is not None:  # else compacted since: the cache has caught up
+            objects, revision = cached, stale
     page = paginate(
         objects,
         matches,

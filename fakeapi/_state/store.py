@@ -23,7 +23,6 @@ import bisect
 import contextvars
 import secrets
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +66,6 @@ def track_writes() -> list[int]:
 class StoreSnapshot:
     revision: int
     objects: dict[tuple[str, str], dict[Key, dict[str, Any]]]
-    versions: dict[tuple[tuple[str, str], str, str], list[dict[str, Any]]]
     crds: dict[str, Any]
     history: list[Change]
     compacted_through: int
@@ -87,7 +85,6 @@ class Store:
         *,
         clock: Clock,
         history_window: int = 10000,
-        versions_kept: int = 32,
         seed: int = 0,
         watch_queue_limit: int = 10000,
         history_max_bytes: int = DEFAULT_HISTORY_BYTES,
@@ -105,8 +102,6 @@ class Store:
         self.revision = 0
         self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
         self.hub = WatchHub(history_window, watch_queue_limit, history_max_bytes)
-        self.versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]] = {}
-        self.versions_kept = versions_kept
         # Owner uid -> the objects whose ownerReferences name it, for the garbage collector; None
         # until first asked for after a clear or restore (rebuilt then, so resets stay cheap).
         self._owned: dict[str, set[ObjectId]] | None = None
@@ -174,10 +169,6 @@ class Store:
                 state[key] = previous
         return [state[key] for key in sorted(state, key=_etcd_key)]
 
-    def history_of(self, rtype: ResourceType, namespace: str, name: str) -> list[dict[str, Any]]:
-        """The last versions of one object, oldest first (for stale reads)."""
-        return list(self.versions.get((rtype.storage_key, namespace, name), ()))
-
     def encoding_of(self, rtype: ResourceType, obj: dict[str, Any]) -> bytes:
         """Go's encoding of a stored object without its resourceVersion, cached per stored version."""
         return self._encoded_without_revision(rtype, obj)
@@ -229,7 +220,6 @@ class Store:
             self._keep_order(rtype.storage_key, bucket, key, stored)
         if self._owned is not None:
             self._keep_owned(history_key, previous, None if change_type == DELETED else stored)
-        self.versions.setdefault(history_key, deque(maxlen=self.versions_kept)).append(stored)
         self.hub.publish(
             Change(revision, rtype.storage_key, namespace, name, change_type, stored, previous, len(encoded))
         )
@@ -502,7 +492,7 @@ class Store:
 
     def clear(self) -> None:
         """No objects, no CRDs, no history; the revision counter keeps counting."""
-        self._reset(objects={}, versions={}, crds={}, history=(), compacted_through=self.revision)
+        self._reset(objects={}, crds={}, history=(), compacted_through=self.revision)
 
     # -- snapshots, for running the same start state many times -------------------------------
 
@@ -511,7 +501,6 @@ class Store:
         return StoreSnapshot(
             revision=self.revision,
             objects={key: dict(bucket) for key, bucket in self.objects.items()},
-            versions={key: list(history) for key, history in self.versions.items()},
             crds=self.registry.snapshot(),
             history=list(self.hub.history),
             compacted_through=self.hub.compacted_through,
@@ -522,7 +511,6 @@ class Store:
         self.revision = snapshot.revision
         self._reset(
             objects={key: dict(bucket) for key, bucket in snapshot.objects.items()},
-            versions={key: deque(history, maxlen=self.versions_kept) for key, history in snapshot.versions.items()},
             crds=snapshot.crds,
             history=snapshot.history,
             compacted_through=snapshot.compacted_through,
@@ -534,7 +522,6 @@ class Store:
         self,
         *,
         objects: dict[tuple[str, str], dict[Key, dict[str, Any]]],
-        versions: dict[tuple[tuple[str, str], str, str], deque[dict[str, Any]]],
         crds: dict[str, list[ResourceType]],
         history: Iterable[Change],
         compacted_through: int,
@@ -545,7 +532,6 @@ class Store:
         self._order.clear()
         self._owned = None
         self.objects = objects
-        self.versions = versions
         self.registry.restore(crds)
         self.hub.restore_history(history, compacted_through)
 

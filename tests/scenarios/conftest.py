@@ -59,6 +59,24 @@ def cli(*args: str | Path, cwd: Path | None = None) -> Cli:
     return Cli(done.returncode, done.stdout, done.stderr)
 
 
+def stamped(target: Any, choices: str) -> str:
+    """The replay id of the schedule ``choices`` (``s1``) names: its stamps come from running it."""
+    import asyncio
+
+    from scenarios._engine import Engine
+    from scenarios._schedules import Replay, decode_schedule
+
+    async def run() -> str:
+        engine = Engine(target)
+        await engine.start()
+        try:
+            return (await engine.run(Replay(decode_schedule(choices)))).schedule_id
+        finally:
+            await engine.stop()
+
+    return asyncio.run(run())
+
+
 class Pick:
     """A chooser that takes the first option matching (actor, fault, method) once, then the defaults."""
 

@@ -150,8 +150,9 @@ def test_the_schedule_of_every_default_choice_is_s0() -> None:
     spelled = [CRD, job("job-1", owner="a>b")]
     result = explore(racing(guard="owner", objects=spelled), shrink=False)
     assert result.verdict == "violated: liveness" and result.found_after == 1
-    assert result.schedule_id == "s0"
-    assert explore(racing(guard="owner", objects=spelled), replay="s0").schedule_id == "s0"
+    assert result.counterexample is not None and result.counterexample.choice_id == "s0"
+    assert result.schedule_id is not None and result.schedule_id.startswith("s0:")
+    assert explore(racing(guard="owner", objects=spelled), replay=result.schedule_id).schedule_id == result.schedule_id
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -82,7 +82,7 @@ def pytest_in(directory: Path, *args: str, xdist: bool = False) -> subprocess.Co
 def test_the_example_operator_repository_passes() -> None:
     result = pytest_in(REPO / "examples" / "scenarios", "-q", "--rootdir", str(REPO / "examples" / "scenarios"))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 passed" in result.stdout
+    assert "4 passed" in result.stdout
 
 
 def test_a_failing_scenario_prints_its_counterexample_and_replay_decorator(tmp_path: Path) -> None:
