@@ -14,6 +14,7 @@ from fakeapi._state.controllers import CRD_CLEANUP_FINALIZER
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.schema.crd_rules import crd_rule_errors
 from fakeapi._state.strategy import GenerationStrategy
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import go_value
@@ -146,6 +147,7 @@ def _crd_causes(crd: dict[str, Any]) -> list[Cause]:
                 "spec.versions",
             )
         )
+    causes += field.causes(crd_rule_errors(spec))
     return causes
 
 

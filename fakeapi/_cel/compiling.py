@@ -1,0 +1,137 @@
+"""A CRD's ``x-kubernetes-validations`` rule compiled as apiextensions-apiserver 1.32 compiles it.
+
+``pkg/apiserver/schema/cel/compilation.go`` (``compileRule``): the rule is compiled against the type the
+structural schema gives ``self`` and ``oldSelf`` (``optional(self's type)`` with ``optionalOldSelf``);
+compile issues give ``compilation failed: <issues>``, a result other than bool ``cel expression must evaluate
+to a bool``; ``UsesOldSelf`` says whether the rule names ``oldSelf``. A ``messageExpression`` is compiled the
+same way and must give a string.
+
+Each rule is compiled twice with cel-expr-python: once against the schema's declared types
+(:mod:`.declarations`), for the errors and the result type, and once with ``self`` of type ``dyn``, for the
+program that runs on plain values (:mod:`.values`). An optional ``oldSelf`` is bound with ``cel.bind``
+around the rule, from two hidden variables, on the rule's second line, so that issues keep the rule's own
+line and column once moved back by one line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
+
+from fakeapi._cel import library
+from fakeapi._cel.declarations import Declared
+from fakeapi._cel.texts import Issue, issues_text, parse_issues
+
+__all__ = ["Compiled", "RuleCompiler", "runtime_env"]
+
+T = cel.Type
+_OLD_VALUE = "__fakeapi_old_self"
+_HAS_OLD = "__fakeapi_has_old_self"
+_WRAP = f"cel.bind(oldSelf, {_HAS_OLD} ? optional.of({_OLD_VALUE}) : optional.none(),\n"
+
+
+@dataclass
+class Compiled:
+    """``CompilationResult``: the program, or the error detail, of a rule and of its messageExpression."""
+
+    program: Any = None
+    error: str = ""
+    error_required: bool = False
+    uses_old_self: bool = False
+    optional_old_self: bool = False
+    message_program: Any = None
+    message_error: str = ""
+
+
+def _extensions(checked: bool) -> list[Any]:
+    kubernetes = library.checker_extension() if checked else library.runtime_extension()
+    return [ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_bindings.ExtBindings(), kubernetes]
+
+
+@lru_cache(maxsize=1)
+def runtime_env() -> Any:
+    """The environment the programs run in: ``self`` and ``oldSelf`` are dyn, values are plain."""
+    return cel.NewEnv(
+        variables={"self": T.DYN, "oldSelf": T.DYN, _OLD_VALUE: T.DYN, _HAS_OLD: T.BOOL},
+        extensions=_extensions(checked=False),
+    )
+
+
+@lru_cache(maxsize=1)
+def _env_without_old_self() -> Any:
+    return cel.NewEnv(variables={"self": T.DYN}, extensions=_extensions(checked=False))
+
+
+class RuleCompiler:
+    """Compiles the rules of one schema node against the type of ``self`` there."""
+
+    def __init__(self, declared: Declared, pool: Any) -> None:
+        variables = {"self": declared.cel_type, "oldSelf": declared.cel_type, _OLD_VALUE: declared.cel_type}
+        variables[_HAS_OLD] = T.BOOL
+        self._checked = cel.NewEnv(pool, variables=variables, extensions=_extensions(checked=True))
+
+    def compile(self, rule: Mapping[str, Any]) -> Compiled:
+        source = rule.get("rule")
+        result = Compiled(optional_old_self=rule.get("optionalOldSelf") is True)
+        if not isinstance(source, str) or not source.strip():
+            return result
+        checked, issues = self._check(source, result.optional_old_self)
+        if issues:
+            result.error = "compilation failed: " + issues_text(source, issues)
+            return result
+        if checked is None or checked.return_type() != T.BOOL:
+            result.error = "cel expression must evaluate to a bool"
+            return result
+        result.uses_old_self = _uses_old_self(source)
+        result.program = _runtime_program(source, result.optional_old_self)
+        expression = rule.get("messageExpression")
+        if isinstance(expression, str) and expression:
+            message, issues = self._check(expression, result.optional_old_self)
+            if issues:
+                result.message_error = "messageExpression compilation failed: " + issues_text(expression, issues)
+            elif message is None or message.return_type() != T.STRING:
+                result.message_error = "messageExpression must evaluate to a string"
+            else:
+                result.message_program = _runtime_program(expression, result.optional_old_self)
+        return result
+
+    def _check(self, source: str, optional_old_self: bool) -> tuple[Any, list[Issue]]:
+        if not optional_old_self:
+            return _compiled_or_issues(self._checked, source, 0)
+        # Syntax errors are the rule's own: the wrapper must not turn a missing ')' into another one.
+        _, issues = _compiled_or_issues(self._checked, source, 0)
+        if issues and any(issue.message.startswith("Syntax error") for issue in issues):
+            return None, [issue for issue in issues if issue.message.startswith("Syntax error")]
+        return _compiled_or_issues(self._checked, _WRAP + source + "\n)", 1)
+
+
+def _compiled_or_issues(env: Any, source: str, shift: int) -> tuple[Any, list[Issue]]:
+    try:
+        return env.compile(source), []
+    except RuntimeError as error:
+        issues = [Issue(issue.line - shift, issue.column, issue.message) for issue in parse_issues(str(error))]
+        return None, issues or [Issue(1, 1, str(error))]
+
+
+def _uses_old_self(source: str) -> bool:
+    """``UsesOldSelf``: the rule does not compile where ``oldSelf`` is not declared."""
+    try:
+        _env_without_old_self().compile(source)
+    except RuntimeError as error:
+        return re.search(r"undeclared reference to 'oldSelf[.']", str(error)) is not None
+    return False
+
+
+def _runtime_program(source: str, optional_old_self: bool) -> Any:
+    return runtime_env().compile(_WRAP + source + "\n)" if optional_old_self else source)
+
+
+def old_self_variables(old: Any, has_old: bool) -> dict[str, Any]:
+    """The hidden variables an ``optionalOldSelf`` rule's ``oldSelf`` is bound from."""
+    return {_OLD_VALUE: old, _HAS_OLD: has_old}
