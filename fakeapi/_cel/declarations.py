@@ -61,6 +61,8 @@ class Declared:
     element: Declared | None = None
     message: str = ""
     string_format: str = ""
+    # Whether values need no conversion (:mod:`.values`), decided on first use.
+    as_written: bool | None = None
 
 
 class _Builder:

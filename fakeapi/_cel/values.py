@@ -23,9 +23,9 @@ _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, 
 
 def to_cel(value: Any, declared: Declared) -> Any:
     """``value`` converted for evaluation under ``declared``."""
+    if value is None or _as_written(declared):
+        return value
     kind = declared.kind
-    if value is None:
-        return None
     if kind == "object":
         if not isinstance(value, dict):
             return value
@@ -52,6 +52,28 @@ def to_cel(value: Any, declared: Declared) -> Any:
         if kind == "duration":
             return _duration(value)
     return value
+
+
+def _as_written(declared: Declared) -> bool:
+    """Whether values of ``declared`` are seen as written: no double, no format, no escaped name below it.
+
+    Such a value is passed without a copy; the keys it has beyond the declared ones cannot be named by a rule
+    that compiled against the declaration.
+    """
+    known = declared.as_written
+    if known is None:
+        known = declared.as_written = _computed_as_written(declared)
+    return known
+
+
+def _computed_as_written(declared: Declared) -> bool:
+    if declared.kind in ("double", "bytes", "timestamp", "duration"):
+        return False
+    if declared.kind == "object":
+        return all(escaped == name and _as_written(child) for escaped, (name, child) in declared.fields.items())
+    if declared.element is not None:
+        return _as_written(declared.element)
+    return True
 
 
 def _bytes(text: str) -> Any:

@@ -123,9 +123,9 @@ def _rule_field_errors(rules: list[Any], schema: Mapping[str, Any], path: str) -
         if not isinstance(rule, Mapping):
             continue
         at = f"{path}.x-kubernetes-validations[{index}]"
-        source = rule.get("rule") if isinstance(rule.get("rule"), str) else ""
-        message = rule.get("message") if isinstance(rule.get("message"), str) else ""
-        expression = rule.get("messageExpression") if isinstance(rule.get("messageExpression"), str) else ""
+        source = _text(rule, "rule")
+        message = _text(rule, "message")
+        expression = _text(rule, "messageExpression")
         if not source.strip():
             errors.append(field.required(f"{at}.rule", "rule is not specified"))
         elif message and not message.strip():
@@ -139,7 +139,7 @@ def _rule_field_errors(rules: list[Any], schema: Mapping[str, Any], path: str) -
         reason = rule.get("reason")
         if reason is not None and reason not in _REASONS:
             errors.append(field.not_supported(f"{at}.reason", reason, _REASONS))
-        field_path = rule.get("fieldPath") if isinstance(rule.get("fieldPath"), str) else ""
+        field_path = _text(rule, "fieldPath")
         if field_path and not field_path.strip():
             errors.append(field.invalid(f"{at}.fieldPath", field_path, "fieldPath must be non-empty if specified"))
         if "\n" in field_path:
@@ -147,6 +147,11 @@ def _rule_field_errors(rules: list[Any], schema: Mapping[str, Any], path: str) -
         if field_path and valid_field_path(field_path, schema) is None:
             errors.append(field.invalid(f"{at}.fieldPath", field_path, "fieldPath must be a valid path"))
     return errors
+
+
+def _text(rule: Mapping[str, Any], key: str) -> str:
+    value = rule.get(key)
+    return value if isinstance(value, str) else ""
 
 
 def _compile_errors(
@@ -179,19 +184,15 @@ def _compile_errors(
 def _printed_rule(rule: Mapping[str, Any]) -> Printed:
     """The internal ``ValidationRule`` struct as ``%#v`` prints it (1.32) and as its JSON (1.34)."""
 
-    def text(key: str) -> str:
-        value = rule.get(key)
-        return value if isinstance(value, str) else ""
-
     reason = "(*apiextensions.FieldValueErrorReason)(nil)"
     if isinstance(rule.get("reason"), str):
         # A set pointer prints as its address, which no two processes share.
         reason = "(*apiextensions.FieldValueErrorReason)(0xc000000000)"
     optional = "(*bool)(nil)" if not isinstance(rule.get("optionalOldSelf"), bool) else "(*bool)(0xc000000008)"
     go_syntax = (
-        f"apiextensions.ValidationRule{{Rule:{quote(text('rule'))}, Message:{quote(text('message'))}, "
-        f"MessageExpression:{quote(text('messageExpression'))}, Reason:{reason}, "
-        f"FieldPath:{quote(text('fieldPath'))}, OptionalOldSelf:{optional}}}"
+        f"apiextensions.ValidationRule{{Rule:{quote(_text(rule, 'rule'))}, Message:{quote(_text(rule, 'message'))}, "
+        f"MessageExpression:{quote(_text(rule, 'messageExpression'))}, Reason:{reason}, "
+        f"FieldPath:{quote(_text(rule, 'fieldPath'))}, OptionalOldSelf:{optional}}}"
     )
     keys = ("rule", "message", "messageExpression", "reason", "fieldPath", "optionalOldSelf")
     shown = {key: rule[key] for key in keys if key in rule and (rule[key] or key == "rule")}
