@@ -26,6 +26,7 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakeapi._cel import library
 from fakeapi._cel.declarations import Declared
+from fakeapi._cel.opaque import runtime_pool
 from fakeapi._cel.texts import Issue, issues_text, parse_issues
 
 __all__ = ["Compiled", "RuleCompiler", "runtime_env"]
@@ -58,6 +59,7 @@ def _extensions(checked: bool) -> list[Any]:
 def runtime_env() -> Any:
     """The environment the programs run in: ``self`` and ``oldSelf`` are dyn, values are plain."""
     return cel.NewEnv(
+        runtime_pool(),
         variables={"self": T.DYN, "oldSelf": T.DYN, _OLD_VALUE: T.DYN, _HAS_OLD: T.BOOL},
         extensions=_extensions(checked=False),
     )
@@ -65,7 +67,7 @@ def runtime_env() -> Any:
 
 @lru_cache(maxsize=1)
 def _env_without_old_self() -> Any:
-    return cel.NewEnv(variables={"self": T.DYN}, extensions=_extensions(checked=False))
+    return cel.NewEnv(runtime_pool(), variables={"self": T.DYN}, extensions=_extensions(checked=False))
 
 
 class RuleCompiler:
@@ -129,7 +131,8 @@ def _uses_old_self(source: str) -> bool:
 
 
 def _runtime_program(source: str, optional_old_self: bool) -> Any:
-    return runtime_env().compile(_WRAP + source + "\n)" if optional_old_self else source)
+    # Unchecked: the runtime dispatches on kinds, and the checked program already vouched for the types.
+    return runtime_env().compile(_WRAP + source + "\n)" if optional_old_self else source, disable_check=True)
 
 
 def old_self_variables(old: Any, has_old: bool) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, duration_pb2, struct_pb2, timestamp_pb2
 
+from fakeapi._cel import opaque
 from fakeapi._cel.escaping import escape
 
 __all__ = ["Declared", "declare"]
@@ -173,6 +174,7 @@ class _Builder:
         pool = descriptor_pool.DescriptorPool()
         for dependency in (struct_pb2, timestamp_pb2, duration_pb2):
             pool.AddSerializedFile(dependency.DESCRIPTOR.serialized_pb)
+        opaque.add_to(pool)
         pool.Add(self.file)
         return pool
 

@@ -1,38 +1,28 @@
 """The Kubernetes CEL functions (k8s.io/apiserver ``pkg/cel/library``) a CRD rule can call in 1.32.
 
-Each function is declared twice. The type checker sees cel-go's typed overloads (``isSorted`` on
-``list(int)``, ``list(string)``, ...), so a call on the wrong type is a compile error worded as cel-go words
-it. The evaluator sees one overload per runtime kind (a list is a list, whatever its elements), because
-rules run on plain values (:mod:`.values`) and cel-cpp dispatches by kind. Errors are raised with cel-go's
-texts and reach the field error unchanged (``texts.runtime_text``).
-
-Here: ``lists.go`` (isSorted, sum, min, max, indexOf, lastIndexOf) and ``regex.go`` (find, findAll). See
-docs/cel.md for what is not yet here.
+Here: ``lists.go`` (isSorted, sum, min, max, indexOf, lastIndexOf), ``regex.go`` (find, findAll) and cel-go's
+``ext.Sets()`` (sets.contains, sets.equivalent, sets.intersects); the functions of the library's own types
+(quantity, ip, cidr, url) are in :mod:`.opaque_functions`. How each is declared: :mod:`.functions`. The
+strings extension and optionals are cel-cpp's own (``ext_strings``, ``ext_optional``). See docs/cel.md for
+what is not here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
 
+from fakeapi._cel import functions
+from fakeapi._cel.functions import Function
+from fakeapi._cel.opaque_functions import OPAQUE_FUNCTIONS
+
 __all__ = ["checker_extension", "runtime_extension"]
 
 T = cel.Type
-
-
-@dataclass(frozen=True)
-class _Function:
-    name: str
-    member: bool
-    # (overload id, result, parameters) as cel-go declares them
-    typed: tuple[tuple[str, Any, tuple[Any, ...]], ...]
-    # (overload id, result, parameters by runtime kind, implementation)
-    runtime: tuple[tuple[str, Any, tuple[Any, ...], Callable[..., Any]], ...]
 
 
 _COMPARABLE = (("int", T.INT), ("double", T.DOUBLE), ("string", T.STRING), ("bool", T.BOOL), ("bytes", T.BYTES))
@@ -88,42 +78,42 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     return found if limit < 0 else found[:limit]
 
 
-def _list_functions() -> list[_Function]:
+def _list_functions() -> list[Function]:
     typed_lists = tuple((name, T.List(kind)) for name, kind in _COMPARABLE)
     summable = tuple((name, T.List(kind), kind) for name, kind in _SUMMABLE)
     any_list = T.List(T.DYN)
     return [
-        _Function(
+        Function(
             "isSorted",
             True,
             tuple((f"list_{name}_is_sorted_bool", T.BOOL, (kind,)) for name, kind in typed_lists),
             (("list_is_sorted", T.BOOL, (any_list,), _is_sorted),),
         ),
-        _Function(
+        Function(
             "sum",
             True,
             tuple((f"list_{name}_sum_{name}", element, (kind,)) for name, kind, element in summable),
             (("list_sum", T.DYN, (any_list,), _sum),),
         ),
-        _Function(
+        Function(
             "min",
             True,
             tuple((f"list_{name}_min_{name}", element, (T.List(element),)) for name, element in _COMPARABLE),
             (("list_min", T.DYN, (any_list,), lambda values: _extreme(values, min)),),
         ),
-        _Function(
+        Function(
             "max",
             True,
             tuple((f"list_{name}_max_{name}", element, (T.List(element),)) for name, element in _COMPARABLE),
             (("list_max", T.DYN, (any_list,), lambda values: _extreme(values, max)),),
         ),
-        _Function(
+        Function(
             "indexOf",
             True,
             tuple((f"list_{name}_index_of_int", T.INT, (T.List(element), element)) for name, element in _COMPARABLE),
             (("list_index_of", T.INT, (any_list, T.DYN), _index_of),),
         ),
-        _Function(
+        Function(
             "lastIndexOf",
             True,
             tuple(
@@ -134,15 +124,15 @@ def _list_functions() -> list[_Function]:
     ]
 
 
-def _regex_functions() -> list[_Function]:
+def _regex_functions() -> list[Function]:
     return [
-        _Function(
+        Function(
             "find",
             True,
             (("string_find_string", T.STRING, (T.STRING, T.STRING)),),
             (("string_find", T.STRING, (T.STRING, T.STRING), _find),),
         ),
-        _Function(
+        Function(
             "findAll",
             True,
             (
@@ -157,35 +147,50 @@ def _regex_functions() -> list[_Function]:
     ]
 
 
-def _functions() -> list[_Function]:
-    return [*_list_functions(), *_regex_functions()]
+def _cel_equal(left: Any, right: Any) -> bool:
+    """CEL's ``==`` on plain values: numbers across int and double, never a bool with a number."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return bool(left == right)
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, list):
+        return len(left) == len(right) and all(_cel_equal(a, b) for a, b in zip(left, right, strict=True))
+    if isinstance(left, dict):
+        return left.keys() == right.keys() and all(_cel_equal(v, right[k]) for k, v in left.items())
+    return bool(left == right)
+
+
+def _contains_all(values: Sequence[Any], wanted: Sequence[Any]) -> bool:
+    return all(any(_cel_equal(item, value) for value in values) for item in wanted)
+
+
+def _set_functions() -> list[Function]:
+    """cel-go's ``ext.Sets()``: ``sets.contains``, ``sets.equivalent``, ``sets.intersects``."""
+    any_list = T.List(T.DYN)
+    implementations = (
+        ("sets.contains", "list_sets_contains_list", _contains_all),
+        ("sets.equivalent", "list_sets_equivalent_list", lambda a, b: _contains_all(a, b) and _contains_all(b, a)),
+        ("sets.intersects", "list_sets_intersects_list", lambda a, b: any(_contains_all(a, [item]) for item in b)),
+    )
+    return [
+        Function(
+            name, False, ((overload, T.BOOL, (any_list, any_list)),), ((overload, T.BOOL, (any_list, any_list), impl),)
+        )
+        for name, overload, impl in implementations
+    ]
+
+
+def _functions() -> list[Function]:
+    return [*_list_functions(), *_regex_functions(), *_set_functions(), *OPAQUE_FUNCTIONS]
 
 
 def checker_extension() -> Any:
-    """The typed declarations, for compiling a rule against its schema's types."""
-    declarations = [
-        cel.FunctionDecl(
-            function.name,
-            [
-                cel.Overload(overload, result, list(parameters), is_member=function.member)
-                for overload, result, parameters in function.typed
-            ],
-        )
-        for function in _functions()
-    ]
-    return cel.CelExtension("kubernetes.checked", declarations)
+    """The typed declarations of the Kubernetes library, for compiling rules."""
+    return functions.checker_extension("kubernetes.checked", _functions())
 
 
 def runtime_extension() -> Any:
-    """The implementations, by runtime kind, for evaluating a rule on plain values."""
-    declarations = [
-        cel.FunctionDecl(
-            function.name,
-            [
-                cel.Overload(overload, result, list(parameters), is_member=function.member, impl=impl)
-                for overload, result, parameters, impl in function.runtime
-            ],
-        )
-        for function in _functions()
-    ]
-    return cel.CelExtension("kubernetes.runtime", declarations)
+    """The implementations of the Kubernetes library, for evaluating rules."""
+    return functions.runtime_extension("kubernetes.runtime", _functions())
