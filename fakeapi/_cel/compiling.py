@@ -26,8 +26,9 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakeapi._cel import library
 from fakeapi._cel.declarations import Declared
+from fakeapi._cel.literals import literal_issues, program_error
 from fakeapi._cel.opaque import runtime_pool
-from fakeapi._cel.texts import Issue, issues_text, parse_issues
+from fakeapi._cel.texts import Issue, issues_text, parse_issues, runtime_text
 
 __all__ = ["Compiled", "RuleCompiler", "runtime_env"]
 
@@ -84,11 +85,17 @@ class RuleCompiler:
         if not isinstance(source, str) or not source.strip():
             return result
         checked, issues = self._check(source, result.optional_old_self)
+        if not issues:
+            issues = literal_issues(source, _evaluate_literal)
         if issues:
             result.error = "compilation failed: " + issues_text(source, issues)
             return result
         if checked is None or checked.return_type() != T.BOOL:
             result.error = "cel expression must evaluate to a bool"
+            return result
+        instantiation = program_error(source, _evaluate_literal)
+        if instantiation:
+            result.error = f"program instantiation failed: {instantiation}"
             return result
         result.uses_old_self = _uses_old_self(source)
         result.program = _runtime_program(source, result.optional_old_self)
@@ -117,8 +124,19 @@ def _compiled_or_issues(env: Any, source: str, shift: int) -> tuple[Any, list[Is
     try:
         return env.compile(source), []
     except RuntimeError as error:
-        issues = [Issue(issue.line - shift, issue.column, issue.message) for issue in parse_issues(str(error))]
+        original = source.split("\n", shift)[-1] if shift else source
+        issues = parse_issues(str(error), original, shift)
         return None, issues or [Issue(1, 1, str(error))]
+
+
+def _evaluate_literal(expression: str) -> None:
+    """Raises ValueError when ``expression`` (a call on a literal) fails to evaluate."""
+    try:
+        result = runtime_env().compile(expression, disable_check=True).eval()
+    except RuntimeError as error:
+        raise ValueError(str(error)) from None
+    if result.type().name() == "ERROR":
+        raise ValueError(runtime_text(str(result.value())))
 
 
 def _uses_old_self(source: str) -> bool:

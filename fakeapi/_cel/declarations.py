@@ -47,6 +47,29 @@ _WELL_KNOWN: dict[str, tuple[str, cel.Type]] = {
 }
 _FORMATS = {"byte": "bytes", "duration": "duration", "date": "timestamp", "date-time": "timestamp"}
 _packages = itertools.count(1)
+# The reserved words the parser still takes as a field name after a dot (not the literals true, false, null
+# and the operator in).
+_SELECTABLE_RESERVED = frozenset(
+    [
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ]
+)
 
 
 @dataclass(eq=False)
@@ -135,6 +158,11 @@ class _Builder:
             number += 1
             declared.fields[escaped] = (prop_name, child)
             self._add_field(message, name, escaped, number, child)
+            if escaped == f"__{prop_name}__" and prop_name in _SELECTABLE_RESERVED:
+                # cel-go also selects such a field by its plain name after a dot (``self.spec.if``).
+                number += 1
+                declared.fields[prop_name] = (prop_name, child)
+                self._add_field(message, name, prop_name, number, child)
         return declared
 
     def _add_field(self, message: Any, owner: str, name: str, number: int, child: Declared) -> None:
@@ -147,7 +175,12 @@ class _Builder:
             self._member(entry, "value", 2, child.element, _F.LABEL_OPTIONAL)
             entry_type = f".{self.package}.{owner}.{entry_name}"
             message.field.add(
-                name=name, number=number, type=_F.TYPE_MESSAGE, type_name=entry_type, label=_F.LABEL_REPEATED
+                name=name,
+                number=number,
+                type=_F.TYPE_MESSAGE,
+                type_name=entry_type,
+                label=_F.LABEL_REPEATED,
+                json_name=name,
             )
         elif child.kind == "list":
             assert child.element is not None
@@ -158,7 +191,7 @@ class _Builder:
     def _member(self, message: Any, name: str, number: int, child: Declared, label: int) -> None:
         """A field holding one value of ``child``; a list or a map there is a ListValue or a Struct."""
         if child.kind in _SCALARS:
-            message.field.add(name=name, number=number, type=_SCALARS[child.kind][0], label=label)
+            message.field.add(name=name, number=number, type=_SCALARS[child.kind][0], label=label, json_name=name)
             return
         if child.kind == "object":
             type_name = "." + child.message
@@ -168,7 +201,9 @@ class _Builder:
             type_name = ".google.protobuf.Struct"
         else:
             type_name = _WELL_KNOWN[child.kind][0]
-        message.field.add(name=name, number=number, type=_F.TYPE_MESSAGE, type_name=type_name, label=label)
+        message.field.add(
+            name=name, number=number, type=_F.TYPE_MESSAGE, type_name=type_name, label=label, json_name=name
+        )
 
     def pool(self) -> descriptor_pool.DescriptorPool:
         pool = descriptor_pool.DescriptorPool()
@@ -192,10 +227,29 @@ def _camel(name: str) -> str:
     return "".join(result)
 
 
+def _typed(schema: Any, kind: str) -> bool:
+    return isinstance(schema, Mapping) and schema.get("type") == kind
+
+
 def _with_type_and_object_meta(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``WithTypeAndObjectMeta``: a resource's root always shows apiVersion, kind and metadata's names."""
+    """``WithTypeAndObjectMeta``: a resource's root always shows apiVersion, kind and metadata's names.
+
+    A schema that declares all of them (metadata with name and generateName) is kept as it is; otherwise those
+    three are declared anew, metadata with only name and generateName.
+    """
     string = {"type": "string"}
     properties = dict(schema.get("properties") or {})
+    metadata = properties.get("metadata")
+    meta_properties = metadata.get("properties") if isinstance(metadata, Mapping) else None
+    if (
+        _typed(properties.get("kind"), "string")
+        and _typed(properties.get("apiVersion"), "string")
+        and _typed(metadata, "object")
+        and isinstance(meta_properties, Mapping)
+        and _typed(meta_properties.get("name"), "string")
+        and _typed(meta_properties.get("generateName"), "string")
+    ):
+        return schema
     properties["kind"] = string
     properties["apiVersion"] = string
     properties["metadata"] = {"type": "object", "properties": {"name": string, "generateName": string}}

@@ -9,12 +9,14 @@ what is not here.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from fakeapi._cel import functions
 from fakeapi._cel.functions import Function
@@ -25,8 +27,17 @@ __all__ = ["checker_extension", "runtime_extension"]
 T = cel.Type
 
 
-_COMPARABLE = (("int", T.INT), ("double", T.DOUBLE), ("string", T.STRING), ("bool", T.BOOL), ("bytes", T.BYTES))
-_SUMMABLE = (("int", T.INT), ("double", T.DOUBLE))
+_COMPARABLE = (
+    ("int", T.INT),
+    ("uint", T.UINT),
+    ("double", T.DOUBLE),
+    ("string", T.STRING),
+    ("bool", T.BOOL),
+    ("bytes", T.BYTES),
+    ("duration", T.DURATION),
+    ("timestamp", T.TIMESTAMP),
+)
+_SUMMABLE = (("int", T.INT), ("uint", T.UINT), ("double", T.DOUBLE), ("duration", T.DURATION))
 
 
 def _is_sorted(values: Sequence[Any]) -> bool:
@@ -40,24 +51,40 @@ def _extreme(values: Sequence[Any], pick: Callable[..., Any]) -> Any:
 
 
 def _sum(values: Sequence[Any]) -> Any:
-    total: Any = 0
-    for value in values:
+    if not values:
+        return 0
+    total: Any = values[0]
+    for value in values[1:]:
         total = total + value
     return total
 
 
 def _index_of(values: Sequence[Any], item: Any) -> int:
     for position, value in enumerate(values):
-        if type(value) is type(item) and value == item:
+        if _cel_equal(value, item):
             return position
     return -1
 
 
 def _last_index_of(values: Sequence[Any], item: Any) -> int:
     for position in range(len(values) - 1, -1, -1):
-        if type(values[position]) is type(item) and values[position] == item:
+        if _cel_equal(values[position], item):
             return position
     return -1
+
+
+def _as_cel(value: Any) -> Any:
+    """A result the runtime takes: it hands durations and timestamps in as Python's, and wants them back as
+    the well-known messages."""
+    if isinstance(value, datetime.timedelta):
+        duration = duration_pb2.Duration()
+        duration.FromTimedelta(value)
+        return duration
+    if isinstance(value, datetime.datetime):
+        stamp = timestamp_pb2.Timestamp()
+        stamp.FromDatetime(value.astimezone(datetime.UTC).replace(tzinfo=None) if value.tzinfo else value)
+        return stamp
+    return value
 
 
 @lru_cache(maxsize=512)
@@ -65,7 +92,26 @@ def _regex(pattern: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
     except re.error as error:
-        raise ValueError(f"error parsing regexp: {error}") from None
+        raise ValueError(go_regexp_error(pattern, error)) from None
+
+
+def go_regexp_error(pattern: str, error: re.error) -> str:
+    """Go's ``regexp.Compile`` error for a pattern Python also refuses, for the errors both name alike."""
+    message = str(error.msg)
+    if message.startswith("unbalanced parenthesis"):
+        return f"error parsing regexp: unexpected ): `{pattern}`"
+    if message.startswith("missing ), unterminated subpattern"):
+        return f"error parsing regexp: missing closing ): `{pattern}`"
+    if message.startswith("unterminated character set"):
+        position = error.pos if error.pos is not None else 0
+        return f"error parsing regexp: missing closing ]: `{pattern[position:]}`"
+    if message.startswith("nothing to repeat"):
+        position = error.pos if error.pos is not None else 0
+        return f"error parsing regexp: missing argument to repetition operator: `{pattern[position : position + 1]}`"
+    if message.startswith("multiple repeat"):
+        position = error.pos if error.pos is not None else 0
+        return f"error parsing regexp: invalid nested repetition operator: `{pattern[max(position - 1, 0) : position + 1]}`"
+    return f"error parsing regexp: {message}: `{pattern}`"
 
 
 def _find(text: str, pattern: str) -> str:
@@ -93,32 +139,31 @@ def _list_functions() -> list[Function]:
             "sum",
             True,
             tuple((f"list_{name}_sum_{name}", element, (kind,)) for name, kind, element in summable),
-            (("list_sum", T.DYN, (any_list,), _sum),),
+            (("list_sum", T.DYN, (any_list,), lambda values: _as_cel(_sum(values))),),
         ),
         Function(
             "min",
             True,
             tuple((f"list_{name}_min_{name}", element, (T.List(element),)) for name, element in _COMPARABLE),
-            (("list_min", T.DYN, (any_list,), lambda values: _extreme(values, min)),),
+            (("list_min", T.DYN, (any_list,), lambda values: _as_cel(_extreme(values, min))),),
         ),
         Function(
             "max",
             True,
             tuple((f"list_{name}_max_{name}", element, (T.List(element),)) for name, element in _COMPARABLE),
-            (("list_max", T.DYN, (any_list,), lambda values: _extreme(values, max)),),
+            (("list_max", T.DYN, (any_list,), lambda values: _as_cel(_extreme(values, max))),),
         ),
+        # cel-go declares these on list(T) with T a type parameter: any element type.
         Function(
             "indexOf",
             True,
-            tuple((f"list_{name}_index_of_int", T.INT, (T.List(element), element)) for name, element in _COMPARABLE),
+            (("list_a_index_of_int", T.INT, (any_list, T.DYN)),),
             (("list_index_of", T.INT, (any_list, T.DYN), _index_of),),
         ),
         Function(
             "lastIndexOf",
             True,
-            tuple(
-                (f"list_{name}_last_index_of_int", T.INT, (T.List(element), element)) for name, element in _COMPARABLE
-            ),
+            (("list_a_last_index_of_int", T.INT, (any_list, T.DYN)),),
             (("list_last_index_of", T.INT, (any_list, T.DYN), _last_index_of),),
         ),
     ]
@@ -182,13 +227,31 @@ def _set_functions() -> list[Function]:
     ]
 
 
+def _cross_type_comparisons() -> list[Function]:
+    """``cel.CrossTypeNumericComparisons``: ``<``, ``<=``, ``>``, ``>=`` across int, uint and double.
+
+    cel-cpp's runtime compares across numeric types already; its checker needs the overloads declared.
+    """
+    numbers = (("int64", T.INT), ("uint64", T.UINT), ("double", T.DOUBLE))
+    functions_ = []
+    for operator, word in (("_<_", "less"), ("_<=_", "less_equals"), ("_>_", "greater"), ("_>=_", "greater_equals")):
+        typed = tuple(
+            (f"{word}_{left}_{right}", T.BOOL, (left_type, right_type))
+            for left, left_type in numbers
+            for right, right_type in numbers
+            if left != right
+        )
+        functions_.append(Function(operator, False, typed, ()))
+    return functions_
+
+
 def _functions() -> list[Function]:
     return [*_list_functions(), *_regex_functions(), *_set_functions(), *OPAQUE_FUNCTIONS]
 
 
 def checker_extension() -> Any:
     """The typed declarations of the Kubernetes library, for compiling rules."""
-    return functions.checker_extension("kubernetes.checked", _functions())
+    return functions.checker_extension("kubernetes.checked", [*_functions(), *_cross_type_comparisons()])
 
 
 def runtime_extension() -> Any:

@@ -20,7 +20,7 @@ from fakeapi._cel.addresses import Address, AddressError, Prefix, parse_address,
 from fakeapi._cel.functions import Function
 from fakeapi._cel.opaque import opaque, text_of
 from fakeapi._cel.quantities import QUANTITY, QuantityError, parse_quantity, quantity_value, to_quantity
-from fakeapi._cel.urls import ParsedURL, URLError, parse_request_url, query_of
+from fakeapi._cel.urls import ParsedURL, URLError, escaped_path, parse_request_url, query_of
 
 __all__ = ["OPAQUE_FUNCTIONS"]
 
@@ -141,7 +141,8 @@ def _cidr(text: str) -> Any:
     try:
         return _to_cidr(parse_prefix(text))
     except AddressError as error:
-        raise ValueError(str(error)) from None
+        # ``stringToCIDR`` wraps ``parseCIDR``'s error, which already says the same: the words come twice.
+        raise ValueError(f"network address parse error during conversion from string: {error}") from None
 
 
 def _parses(parse: Any, text: str) -> bool:
@@ -283,7 +284,7 @@ def _url_functions() -> list[Function]:
         ("getHost", "url_get_host", lambda u: _parsed(u).host),
         ("getHostname", "url_get_hostname", lambda u: _parsed(u).hostname()),
         ("getPort", "url_get_port", lambda u: _parsed(u).port()),
-        ("getEscapedPath", "url_get_escaped_path", lambda u: _parsed(u).path),
+        ("getEscapedPath", "url_get_escaped_path", lambda u: escaped_path(_parsed(u).path)),
     ]
     query = T.Map(T.STRING, T.List(T.STRING))
     return [

@@ -14,11 +14,48 @@ from urllib.parse import unquote_plus
 
 from fakeapi._patching.gostrconv import quote
 
-__all__ = ["ParsedURL", "URLError", "parse_request_url", "query_of"]
+__all__ = ["ParsedURL", "URLError", "escaped_path", "parse_request_url", "query_of"]
 
 
 class URLError(ValueError):
     """A text Go's net/url refuses, with Go's message."""
+
+
+_UNRESERVED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
+# What ``escape(s, encodePath)`` leaves alone besides the unreserved characters.
+_PATH_KEPT = set("$&+,/:;=@")
+# What ``validEncoded(s, encodePath)`` accepts besides those: a written path with only these stays as written.
+_PATH_VALID = set("!$&'()*+,;=:@[]%")
+
+
+def _unescape_path(text: str) -> str:
+    data = bytearray()
+    index = 0
+    raw = text.encode()
+    while index < len(raw):
+        if (
+            raw[index] == 0x25
+            and index + 2 < len(raw) + 0
+            and all(chr(c) in "0123456789abcdefABCDEF" for c in raw[index + 1 : index + 3])
+        ):
+            data.append(int(raw[index + 1 : index + 3], 16))
+            index += 3
+        else:
+            data.append(raw[index])
+            index += 1
+    return data.decode("utf-8", "replace")
+
+
+def escaped_path(written: str) -> str:
+    """``URL.EscapedPath``: the path as written when that is a valid encoding, else Go's escaping of it."""
+    if all(char in _UNRESERVED or char in _PATH_KEPT or char in _PATH_VALID for char in written):
+        return written
+    path = _unescape_path(written)
+    out = []
+    for byte in path.encode():
+        char = chr(byte)
+        out.append(char if char in _UNRESERVED or char in _PATH_KEPT else f"%{byte:02X}")
+    return "".join(out)
 
 
 @dataclass(frozen=True)

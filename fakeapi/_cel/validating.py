@@ -30,7 +30,7 @@ from fakeapi._cel.field_paths import valid_field_path
 from fakeapi._cel.texts import runtime_text
 from fakeapi._cel.values import to_cel
 
-__all__ = ["RuleError", "SchemaRules", "rules_of"]
+__all__ = ["Outcome", "RuleError", "SchemaRules", "error_text", "rules_of"]
 
 _MAX_MESSAGE_BYTES = 5 * 1024
 _MISSING: Any = object()
@@ -112,16 +112,19 @@ class _NodeRules:
 class SchemaRules:
     """Every rule of one CRD version's schema, compiled once."""
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
-        declared, pool = declare(schema, True)
+    def __init__(self, schema: Mapping[str, Any], *, resource_root: bool = True) -> None:
+        declared, pool = declare(schema, resource_root)
         self.root = _NodeRules(schema, declared, pool)
 
-    def validate(self, obj: Any, old: Any = _MISSING, *, ratcheting: bool = False) -> Outcome:
-        """The rule errors of ``obj`` (and the ratcheted ones, as warnings), ``old`` its stored version."""
+    def validate(self, obj: Any, old: Any = _MISSING, *, ratcheting: bool = False, path: str = "") -> Outcome:
+        """The rule errors of ``obj`` (and the ratcheted ones, as warnings), ``old`` its stored version.
+
+        ``path`` names the root (the apiserver validates a resource from the nil path, printed ``<nil>``).
+        """
         outcome = Outcome()
         if self.root.active:
             ratchet = _Ratchet(old, ratcheting and old is not _MISSING, False)
-            _validate(self.root, "", obj, old, ratchet, outcome, root=True)
+            _validate(self.root, path, obj, old, ratchet, outcome, root=True)
         return outcome
 
 
@@ -241,7 +244,7 @@ def _run_rules(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratc
         detail = _message(rule, compiled, activation)
         error_record = _reason_error(rule.get("reason"), field_path, type_name, detail)
         if not compiled.uses_old_self and ratchet.should_ratchet(value):
-            out.warnings.append(_error_text(error_record))
+            out.warnings.append(error_text(error_record))
         else:
             out.errors.append(error_record)
 
@@ -315,7 +318,7 @@ def _reason_error(reason: Any, path: str, type_name: str, detail: str) -> RuleEr
     return RuleError("Invalid", path, type_name, detail)
 
 
-def _error_text(error: RuleError) -> str:
+def error_text(error: RuleError) -> str:
     """``field.Error.Error()`` of a rule error, for the warning a ratcheted error becomes."""
     words = {"Invalid": "Invalid value", "Forbidden": "Forbidden", "Required": "Required value"}
     if error.kind == "Duplicate":

@@ -2,7 +2,8 @@
 
 An object shows its declared properties under their escaped names and nothing else; a ``number`` is a
 double even when it was written as ``1``; a string of format ``byte`` is its decoded bytes, ``date`` and
-``date-time`` a timestamp, ``duration`` a duration; ``x-kubernetes-int-or-string`` stays as written.
+``date-time`` a timestamp, ``duration`` a duration (as the well-known protobuf messages, which the runtime takes
+for CEL timestamps and durations); ``x-kubernetes-int-or-string`` stays as written; a null property is left out.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ import base64
 import binascii
 import datetime
 import re
+from fractions import Fraction
 from typing import Any
+
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from fakeapi._cel.declarations import Declared
 
 __all__ = ["to_cel"]
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 
 
 def to_cel(value: Any, declared: Declared) -> Any:
@@ -31,8 +35,10 @@ def to_cel(value: Any, declared: Declared) -> Any:
             return value
         converted = {}
         for escaped, (name, child) in declared.fields.items():
-            if name in value:
-                converted[escaped] = to_cel(value[name], child)
+            # A null field is absent to the rules: has() is false, selecting it is ``no such key``.
+            item = value.get(name)
+            if item is not None:
+                converted[escaped] = to_cel(item, child)
         return converted
     if kind == "map":
         assert declared.element is not None
@@ -69,6 +75,9 @@ def _as_written(declared: Declared) -> bool:
 def _computed_as_written(declared: Declared) -> bool:
     if declared.kind in ("double", "bytes", "timestamp", "duration"):
         return False
+    # Only a nullable field can still hold a null once the schema has pruned the object, and nulls are dropped.
+    if declared.schema.get("nullable") is True:
+        return False
     if declared.kind == "object":
         return all(escaped == name and _as_written(child) for escaped, (name, child) in declared.fields.items())
     if declared.element is not None:
@@ -88,7 +97,10 @@ def _timestamp(text: str) -> Any:
         parsed = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return text
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.UTC)
+    moment = parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.UTC)
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromDatetime(moment.astimezone(datetime.UTC).replace(tzinfo=None))
+    return stamp
 
 
 def _duration(text: str) -> Any:
@@ -96,5 +108,8 @@ def _duration(text: str) -> Any:
     parts = _DURATION_PART.findall(body)
     if not parts or "".join(number + unit for number, unit in parts) != body:
         return text
-    seconds = sum(float(number) * _UNITS[unit] for number, unit in parts)
-    return datetime.timedelta(seconds=-seconds if text.startswith("-") else seconds)
+    nanos = sum(Fraction(number) * _UNITS[unit] for number, unit in parts)
+    total = int(-nanos if text.startswith("-") else nanos)
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(total)
+    return duration

@@ -160,16 +160,23 @@ async def test_status_writes_and_dry_runs_are_checked_too(client: RawClient) -> 
 
 
 async def test_an_evaluation_error_is_a_field_error_not_a_500(client: RawClient) -> None:
-    await setup(client, {"rule": "self.minReplicas <= self.maxReplicas"}, {"rule": "[1][self.minReplicas] == 1"})
-    reply = await client.post(JOBS, job(maxReplicas=2))
-    assert reply.status == 422
-    assert [cause["message"] for cause in reply.json()["details"]["causes"]] == [
+    rules = ({"rule": "self.minReplicas <= self.maxReplicas"}, {"rule": "self.tags[self.minReplicas] == 'x'"})
+    properties = {
+        "minReplicas": {"type": "integer"},
+        "maxReplicas": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    }
+    reply = await client.post(CRDS, crd(schema=schema(*rules, **properties)))
+    assert reply.status == 201, reply.body
+    missing = await client.post(JOBS, job(maxReplicas=2, tags=["x"]))
+    assert missing.status == 422
+    assert [cause["message"] for cause in missing.json()["details"]["causes"]] == [
         'Invalid value: "object": no such key: minReplicas evaluating rule: self.minReplicas <= self.maxReplicas',
-        'Invalid value: "object": no such key: minReplicas evaluating rule: [1][self.minReplicas] == 1',
+        "Invalid value: \"object\": no such key: minReplicas evaluating rule: self.tags[self.minReplicas] == 'x'",
     ]
-    out_of_range = await client.post(JOBS, job(minReplicas=5, maxReplicas=6))
+    out_of_range = await client.post(JOBS, job(minReplicas=5, maxReplicas=6, tags=["x"]))
     assert out_of_range.json()["details"]["causes"][0]["message"] == (
-        "Invalid value: \"object\": index '5' out of range in list size '1' evaluating rule: [1][self.minReplicas] == 1"
+        "Invalid value: \"object\": index out of bounds: 5 evaluating rule: self.tags[self.minReplicas] == 'x'"
     )
 
 
