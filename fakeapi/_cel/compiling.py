@@ -25,9 +25,11 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakeapi._cel import library
+from fakeapi._cel.costs import estimate_cost
 from fakeapi._cel.declarations import Declared
 from fakeapi._cel.literals import literal_issues, program_error
 from fakeapi._cel.opaque import runtime_pool
+from fakeapi._cel.syntax_tree import read_checked
 from fakeapi._cel.texts import Issue, issues_text, parse_issues, runtime_text
 
 __all__ = ["Compiled", "RuleCompiler", "runtime_env"]
@@ -49,6 +51,9 @@ class Compiled:
     optional_old_self: bool = False
     message_program: Any = None
     message_error: str = ""
+    # cel-go's estimated cost (its maximum) of the rule and of its messageExpression
+    max_cost: int = 0
+    message_max_cost: int = 0
 
 
 def _extensions(checked: bool) -> list[Any]:
@@ -75,6 +80,7 @@ class RuleCompiler:
     """Compiles the rules of one schema node against the type of ``self`` there."""
 
     def __init__(self, declared: Declared, pool: Any) -> None:
+        self._declared = declared
         variables = {"self": declared.cel_type, "oldSelf": declared.cel_type, _OLD_VALUE: declared.cel_type}
         variables[_HAS_OLD] = T.BOOL
         self._checked = cel.NewEnv(pool, variables=variables, extensions=_extensions(checked=True))
@@ -99,6 +105,7 @@ class RuleCompiler:
             return result
         result.uses_old_self = _uses_old_self(source)
         result.program = _runtime_program(source, result.optional_old_self)
+        result.max_cost = self._cost(checked, result.optional_old_self)
         expression = rule.get("messageExpression")
         if isinstance(expression, str) and expression:
             message, issues = self._check(expression, result.optional_old_self)
@@ -108,7 +115,12 @@ class RuleCompiler:
                 result.message_error = "messageExpression must evaluate to a string"
             else:
                 result.message_program = _runtime_program(expression, result.optional_old_self)
+                result.message_max_cost = self._cost(message, result.optional_old_self)
         return result
+
+    def _cost(self, checked: Any, optional_old_self: bool) -> int:
+        tree = read_checked(checked.serialize())
+        return estimate_cost(tree, self._declared, bound_old_self=optional_old_self).max
 
     def _check(self, source: str, optional_old_self: bool) -> tuple[Any, list[Issue]]:
         if not optional_old_self:

@@ -1,5 +1,8 @@
 """Runs one case of the CEL corpus (tests/data/cel/corpus.json) the way its upstream test runs it.
 
+A ``cost`` case compiles its rule at the root of its schema and compares the estimated cost (its maximum)
+with upstream's, or checks it is at least ``costAtLeast``, as ``TestCostEstimation`` does.
+
 The rule is put at the root of the case's schema and run on the case's object (and old object), from the
 path ``root``, as ``TestValidationExpressions`` does; the outcome is compared with the recorded one:
 ``admitted`` (no error), ``failed`` (the rule's own ``failed rule: <rule>`` error), ``errorContains``
@@ -15,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from fakeapi._cel import SchemaRules
+from fakeapi._cel import RuleCompiler, SchemaRules, declare
 from fakeapi._cel.validating import error_text
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "cel" / "corpus.json"
@@ -37,8 +40,24 @@ def known_differences() -> dict[str, str]:
     return differences
 
 
+def _cost_mismatch(case: dict[str, Any]) -> str | None:
+    declared, pool = declare(case["schema"], False)
+    assert declared is not None
+    compiled = RuleCompiler(declared, pool).compile({"rule": case["rule"]})
+    if compiled.error:
+        return compiled.error
+    expect = case["expect"]
+    if expect["cost"] and compiled.max_cost != expect["cost"]:
+        return f"estimated cost {compiled.max_cost}, upstream {expect['cost']}"
+    if expect["costAtLeast"] and compiled.max_cost < expect["costAtLeast"]:
+        return f"estimated cost {compiled.max_cost}, upstream more than {expect['costAtLeast']}"
+    return None
+
+
 def outcome_mismatch(case: dict[str, Any]) -> str | None:
     """None when fakeapi gives the recorded outcome, else what it gave instead."""
+    if isinstance(case["expect"], dict) and "cost" in case["expect"]:
+        return _cost_mismatch(case)
     schema = {**case["schema"], "x-kubernetes-validations": [{"rule": case["rule"]}]}
     rules = SchemaRules(schema, resource_root=case["root"])
     old = case["oldObject"]

@@ -79,7 +79,7 @@ async def test_message_reason_and_field_path_shape_the_error(client: RawClient) 
         client,
         {
             "rule": "self.minReplicas > 0",
-            "messageExpression": "'minReplicas must be positive, not ' + string(self.minReplicas)",
+            "messageExpression": "'minReplicas must be positive, not ' + (self.minReplicas == 0 ? 'zero' : 'less')",
             "reason": "FieldValueForbidden",
             "fieldPath": ".minReplicas",
         },
@@ -90,7 +90,7 @@ async def test_message_reason_and_field_path_shape_the_error(client: RawClient) 
     assert reply.json()["details"]["causes"] == [
         {
             "reason": "FieldValueForbidden",
-            "message": "Forbidden: minReplicas must be positive, not 0",
+            "message": "Forbidden: minReplicas must be positive, not zero",
             "field": "spec.minReplicas",
         },
         {"reason": "FieldValueRequired", "message": "Required value: too many", "field": "spec"},
@@ -245,3 +245,33 @@ async def test_a_crd_rule_must_be_bool_and_its_fields_well_formed(client: RawCli
         "cel expression must evaluate to a bool",
         "may not be set if oldSelf is not used in rule",
     ]
+
+
+async def test_a_crd_whose_rules_cost_too_much_is_refused(client: RawClient) -> None:
+    unbounded = {"tags": {"type": "array", "items": {"type": "string"}}}
+    expensive = {"rule": "self.tags.all(x, self.tags.all(y, x == y))"}
+    refused = await client.post(CRDS, crd(schema=schema(expensive, **unbounded)))
+    assert refused.status == 422
+    hint = "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
+    rule = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+    assert refused.json()["details"]["causes"] == [
+        {
+            "reason": "FieldValueForbidden",
+            "message": f"Forbidden: estimated rule cost exceeds budget by factor of more than 100x {hint}",
+            "field": rule,
+        },
+        {
+            "reason": "FieldValueForbidden",
+            "message": "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+            "field": rule,
+        },
+        {
+            "reason": "FieldValueForbidden",
+            "message": "Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema "
+            f"exceeds budget by factor of more than 100x {hint}",
+            "field": "spec.validation.openAPIV3Schema",
+        },
+    ]
+    bounded = {"tags": {"type": "array", "maxItems": 100, "items": {"type": "string", "maxLength": 63}}}
+    admitted = await client.post(CRDS, crd(schema=schema(expensive, **bounded)))
+    assert admitted.status == 201, admitted.body

@@ -94,6 +94,38 @@ def _expressions_cases(git_dir: str) -> tuple[list[dict[str, Any]], list[str]]:
     return cases, left_out
 
 
+def _cost_cases(git_dir: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """``TestCostEstimation``: each schema generator's rule, its estimated cost without and with limits."""
+    from costgen import GENERATORS
+
+    module, tag = APIEXTENSIONS
+    path = "pkg/apiserver/schema/cel/compilation_test.go"
+    source = _show(git_dir, tag, path)
+    cases: list[dict[str, Any]] = []
+    left_out: list[str] = []
+    variables = {**GENERATORS, "costLimit": 100000000}
+    for fields, reason in parse_table(_table(source, "TestCostEstimation"), variables):
+        if fields is None:
+            left_out.append(f"{path} TestCostEstimation: {reason}")
+            continue
+        origin = f"{module}@{tag} {path} TestCostEstimation/{fields.get('name', '')}"
+        generate = fields["schemaGenerator"]
+        for limit, cost, exceeds in (
+            (None, fields.get("expectedCalcCost"), fields.get("expectCalcCostExceedsLimit")),
+            (fields.get("setMaxElements"), fields.get("expectedSetCost"), fields.get("expectedSetCostExceedsLimit")),
+        ):
+            schema = generate(limit).body
+            cases.append(
+                {
+                    "source": origin + (" (limits set)" if limit is not None else ""),
+                    "rule": schema["x-kubernetes-validations"][0]["rule"],
+                    "schema": schema,
+                    "expect": {"cost": cost or 0, "costAtLeast": exceeds or 0},
+                }
+            )
+    return cases, left_out
+
+
 _VALUES = {"trueVal": True, "falseVal": False, "types.True": True, "types.False": False, "int4": 4, "int6": 6}
 
 
@@ -160,6 +192,9 @@ def main() -> None:
     parser.add_argument("--out", default="tests/data/cel/corpus.json")
     args = parser.parse_args()
     cases, left_out = _expressions_cases(args.apiextensions_git)
+    costs, skipped = _cost_cases(args.apiextensions_git)
+    cases += costs
+    left_out += skipped
     for library, function in (("quantity", "TestQuantity"), ("ip", "TestIP"), ("cidr", "TestCIDR")):
         try:
             more, skipped = _library_cases(args.apiserver_git, library, function)

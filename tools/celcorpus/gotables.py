@@ -409,7 +409,7 @@ class Reader:
             if self.peek().text == ",":
                 self.take(",")
         self.take(")")
-        helper = HELPERS.get(name)
+        helper = HELPERS.get(name) or self.variables.get(name)
         if helper is None:
             raise Unsupported(f"function {name}")
         return helper(*arguments)

@@ -40,6 +40,20 @@ class CustomResourceDefinitionStrategy(GenerationStrategy):
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
         return _crd_causes(obj)
 
+    def validate_rules(
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        subresource: str,
+        causes: list[Cause],
+    ) -> list[Cause]:
+        """The ``x-kubernetes-validations`` rules of the schemas: their fields, compilation and cost."""
+        if subresource:
+            return []
+        old_spec = (old or {}).get("spec") if old is not None else None
+        return field.causes(crd_rule_errors(obj.get("spec") or {}, old_spec if isinstance(old_spec, dict) else None))
+
     def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         store.registry.register_crd(obj)
 
@@ -147,7 +161,6 @@ def _crd_causes(crd: dict[str, Any]) -> list[Cause]:
                 "spec.versions",
             )
         )
-    causes += field.causes(crd_rule_errors(spec))
     return causes
 
 

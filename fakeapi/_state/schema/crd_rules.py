@@ -8,7 +8,8 @@ breaks and naming a field of the schema; then, if the node and those below it ha
 rules are compiled against the type of ``self`` there (:mod:`fakeapi._cel`): ``compilation failed: ...``,
 ``cel expression must evaluate to a bool``, the messageExpression's own errors, ``oldSelf`` under a list that
 is not ``x-kubernetes-list-type: map`` (or a map that is not correlatable), and ``optionalOldSelf`` on a rule
-without ``oldSelf``. Children are checked before the node's rules, schema errors before CEL errors.
+without ``oldSelf``; the cost limits (:mod:`.rule_costs`). Children are checked before the node's rules, schema
+errors before CEL errors, the schema's total cost last.
 
 The schema is named as the internal version names it: ``spec.validation.openAPIV3Schema`` when every version
 has the same schema (the v1 -> internal conversion lifts it), else ``spec.versions[i].schema.openAPIV3Schema``.
@@ -21,7 +22,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakeapi._cel import Declared, RuleCompiler, declare, escape, valid_field_path
+from fakeapi._cel.sizes import min_size
 from fakeapi._patching.gostrconv import quote
+from fakeapi._state.schema.rule_costs import (
+    EXPRESSION_LIMIT,
+    TotalCost,
+    child_cardinality,
+    cost_message,
+    expression_cost,
+)
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError, Printed
 
@@ -30,17 +39,34 @@ __all__ = ["crd_rule_errors"]
 _REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 
 
-def crd_rule_errors(spec: Mapping[str, Any]) -> list[FieldError]:
-    """The rule errors of every version's schema of a CRD spec."""
+def crd_rule_errors(spec: Mapping[str, Any], old_spec: Mapping[str, Any] | None = None) -> list[FieldError]:
+    """The rule errors of every version's schema of a CRD spec (``old_spec`` on an update)."""
     versions = [v for v in spec.get("versions") or [] if isinstance(v, Mapping)]
     schemas = [_schema_of(version) for version in versions]
+    unchanged = _unchanged_versions(versions, old_spec)
     if schemas and all(schema == schemas[0] for schema in schemas):
-        return _schema_errors(schemas[0], "spec.validation.openAPIV3Schema") if schemas[0] is not None else []
+        first = versions[0].get("name")
+        if schemas[0] is None:
+            return []
+        return _schema_errors(schemas[0], "spec.validation.openAPIV3Schema", suppress_cost=first in unchanged)
     errors: list[FieldError] = []
     for index, schema in enumerate(schemas):
         if schema is not None:
-            errors += _schema_errors(schema, f"spec.versions[{index}].schema.openAPIV3Schema")
+            path = f"spec.versions[{index}].schema.openAPIV3Schema"
+            errors += _schema_errors(schema, path, suppress_cost=versions[index].get("name") in unchanged)
     return errors
+
+
+def _unchanged_versions(versions: list[Mapping[str, Any]], old_spec: Mapping[str, Any] | None) -> set[str]:
+    """``findVersionsWithUnchangedSchemas``: the versions whose schema an update leaves as it was."""
+    if old_spec is None:
+        return set()
+    old = {v.get("name"): _schema_of(v) for v in old_spec.get("versions") or [] if isinstance(v, Mapping)}
+    return {
+        version.get("name", "")
+        for version in versions
+        if version.get("name") in old and old[version.get("name")] == _schema_of(version)
+    }
 
 
 def _schema_of(version: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -49,14 +75,13 @@ def _schema_of(version: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return schema if isinstance(schema, Mapping) else None
 
 
-def _schema_errors(schema: Mapping[str, Any], path: str) -> list[FieldError]:
+def _schema_errors(schema: Mapping[str, Any], path: str, *, suppress_cost: bool) -> list[FieldError]:
     if not _has_rules(schema):
         return []
     declared, pool = declare(schema, True)
-    schema_errors: list[FieldError] = []
-    cel_errors: list[FieldError] = []
-    _walk(schema, declared, pool, path, None, schema_errors, cel_errors)
-    return schema_errors + cel_errors
+    walk = _Walk(pool, suppress_cost)
+    walk.node(schema, declared, path, None, 1)
+    return walk.schema_errors + walk.cel_errors + walk.total.errors(path)
 
 
 def _has_rules(schema: Any) -> bool:
@@ -69,52 +94,96 @@ def _has_rules(schema: Any) -> bool:
     return any(_has_rules(child) for child in [*children, schema.get("items"), schema.get("additionalProperties")])
 
 
-def _walk(
-    schema: Mapping[str, Any],
-    declared: Declared | None,
-    pool: Any,
-    path: str,
-    uncorrelatable: str | None,
-    schema_errors: list[FieldError],
-    cel_errors: list[FieldError],
-) -> bool:
-    """Check a node and its children; True when a schema error was found at or below it."""
-    found = False
-    extra = schema.get("additionalProperties")
-    element = declared.element if declared is not None else None
-    if isinstance(extra, Mapping):
-        below = uncorrelatable
-        if below is None and schema.get("x-kubernetes-map-type") not in (None, "granular", "atomic"):
-            below = path
-        found |= _walk(extra, element, pool, f"{path}.additionalProperties", below, schema_errors, cel_errors)
-    properties = schema.get("properties")
-    for name, prop in properties.items() if isinstance(properties, Mapping) else ():
-        if not isinstance(prop, Mapping):
-            continue
-        escaped = escape(name)
-        child: Declared | None = None
-        child_pool = pool
-        if escaped is not None and declared is not None and declared.kind == "object":
-            hit = declared.fields.get(escaped)
-            child = hit[1] if hit else None
-        elif escaped is None:
-            child, child_pool = declare(prop, prop.get("x-kubernetes-embedded-resource") is True)
-        found |= _walk(prop, child, child_pool, f"{path}.properties[{name}]", uncorrelatable, schema_errors, cel_errors)
-    items = schema.get("items")
-    if isinstance(items, Mapping):
-        below = uncorrelatable
-        if below is None and schema.get("x-kubernetes-list-type") != "map":
-            below = path
-        found |= _walk(items, element, pool, f"{path}.items", below, schema_errors, cel_errors)
-    rules = schema.get("x-kubernetes-validations")
-    if not isinstance(rules, list) or not rules:
+class _Walk:
+    """One schema's walk: its errors so far and its total cost."""
+
+    def __init__(self, pool: Any, suppress_cost: bool) -> None:
+        self.pool = pool
+        self.suppress_cost = suppress_cost
+        self.schema_errors: list[FieldError] = []
+        self.cel_errors: list[FieldError] = []
+        self.total = TotalCost()
+
+    def node(
+        self,
+        schema: Mapping[str, Any],
+        declared: Declared | None,
+        path: str,
+        uncorrelatable: str | None,
+        cardinality: int | None,
+    ) -> bool:
+        """Check a node and its children; True when a schema error was found at or below it."""
+        found = False
+        below = child_cardinality(schema, cardinality)
+        extra = schema.get("additionalProperties")
+        element = declared.element if declared is not None else None
+        if isinstance(extra, Mapping):
+            inner = uncorrelatable
+            if inner is None and schema.get("x-kubernetes-map-type") not in (None, "granular", "atomic"):
+                inner = path
+            found |= self.node(extra, element, f"{path}.additionalProperties", inner, below)
+        properties = schema.get("properties")
+        for name, prop in properties.items() if isinstance(properties, Mapping) else ():
+            if not isinstance(prop, Mapping):
+                continue
+            escaped = escape(name)
+            child: Declared | None = None
+            if escaped is not None and declared is not None and declared.kind == "object":
+                hit = declared.fields.get(escaped)
+                child = hit[1] if hit else None
+            found |= self.node(prop, child, f"{path}.properties[{name}]", uncorrelatable, below)
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            inner = uncorrelatable
+            if inner is None and schema.get("x-kubernetes-list-type") != "map":
+                inner = path
+            found |= self.node(items, element, f"{path}.items", inner, below)
+        rules = schema.get("x-kubernetes-validations")
+        if not isinstance(rules, list) or not rules:
+            return found
+        own = _rule_field_errors(rules, schema, path)
+        self.schema_errors += own
+        found |= bool(own)
+        if not found and declared is not None:
+            self.cel_errors += self.compile_errors(rules, declared, path, uncorrelatable, cardinality)
         return found
-    own = _rule_field_errors(rules, schema, path)
-    schema_errors += own
-    found |= bool(own)
-    if not found and declared is not None:
-        cel_errors += _compile_errors(rules, declared, pool, path, uncorrelatable)
-    return found
+
+    def compile_errors(
+        self, rules: list[Any], declared: Declared, path: str, uncorrelatable: str | None, cardinality: int | None
+    ) -> list[FieldError]:
+        compiler = RuleCompiler(declared, self.pool)
+        errors: list[FieldError] = []
+        for index, rule in enumerate(rules):
+            if not isinstance(rule, Mapping):
+                continue
+            at = f"{path}.x-kubernetes-validations[{index}]"
+            compiled = compiler.compile(rule)
+            cost = expression_cost(compiled.max_cost, cardinality, min_size(declared))
+            if not self.suppress_cost and cost > EXPRESSION_LIMIT:
+                errors.append(
+                    field.forbidden(f"{at}.rule", cost_message("estimated rule cost", cost, EXPRESSION_LIMIT))
+                )
+            self.total.observe(f"{at}.rule", cost)
+            if compiled.error:
+                errors.append(field.invalid(f"{at}.rule", _printed_rule(rule), compiled.error))
+            if compiled.message_error:
+                errors.append(field.invalid(f"{at}.messageExpression", _printed_rule(rule), compiled.message_error))
+            elif compiled.message_program is not None:
+                message_cost = compiled.message_max_cost
+                if not self.suppress_cost and message_cost > EXPRESSION_LIMIT:
+                    detail = cost_message("estimated messageExpression cost", message_cost, EXPRESSION_LIMIT)
+                    errors.append(field.forbidden(f"{at}.messageExpression", detail))
+                self.total.observe(f"{at}.messageExpression", message_cost)
+            if compiled.uses_old_self:
+                if uncorrelatable is not None:
+                    detail = (
+                        f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"
+                    )
+                    errors.append(field.invalid(f"{at}.rule", rule.get("rule"), detail))
+            elif isinstance(rule.get("optionalOldSelf"), bool):
+                detail = "may not be set if oldSelf is not used in rule"
+                errors.append(field.invalid(f"{at}.optionalOldSelf", rule["optionalOldSelf"], detail))
+        return errors
 
 
 def _rule_field_errors(rules: list[Any], schema: Mapping[str, Any], path: str) -> list[FieldError]:
@@ -152,33 +221,6 @@ def _rule_field_errors(rules: list[Any], schema: Mapping[str, Any], path: str) -
 def _text(rule: Mapping[str, Any], key: str) -> str:
     value = rule.get(key)
     return value if isinstance(value, str) else ""
-
-
-def _compile_errors(
-    rules: list[Any], declared: Declared, pool: Any, path: str, uncorrelatable: str | None
-) -> list[FieldError]:
-    compiler = RuleCompiler(declared, pool)
-    errors: list[FieldError] = []
-    for index, rule in enumerate(rules):
-        if not isinstance(rule, Mapping):
-            continue
-        at = f"{path}.x-kubernetes-validations[{index}]"
-        compiled = compiler.compile(rule)
-        if compiled.error:
-            errors.append(field.invalid(f"{at}.rule", _printed_rule(rule), compiled.error))
-            continue
-        if compiled.program is None:
-            continue
-        if compiled.message_error:
-            errors.append(field.invalid(f"{at}.messageExpression", _printed_rule(rule), compiled.message_error))
-        if compiled.uses_old_self:
-            if uncorrelatable is not None:
-                detail = f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"
-                errors.append(field.invalid(f"{at}.rule", rule.get("rule"), detail))
-        elif isinstance(rule.get("optionalOldSelf"), bool):
-            detail = "may not be set if oldSelf is not used in rule"
-            errors.append(field.invalid(f"{at}.optionalOldSelf", rule["optionalOldSelf"], detail))
-    return errors
 
 
 def _printed_rule(rule: Mapping[str, Any]) -> Printed:
