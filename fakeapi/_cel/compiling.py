@@ -16,7 +16,7 @@ line and column once moved back by one line.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -27,6 +27,7 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 from fakeapi._cel import library
 from fakeapi._cel.costs import estimate_cost
 from fakeapi._cel.declarations import Declared
+from fakeapi._cel.estimates import AstNode, Estimate
 from fakeapi._cel.literals import literal_issues, program_error
 from fakeapi._cel.opaque import runtime_pool
 from fakeapi._cel.syntax_tree import read_checked
@@ -117,6 +118,13 @@ class RuleCompiler:
                 result.message_program = _runtime_program(expression, result.optional_old_self)
                 result.message_max_cost = self._cost(message, result.optional_old_self)
         return result
+
+    def estimated_cost(self, source: str, size_of: Callable[[AstNode], Estimate | None] | None = None) -> Estimate:
+        """The estimated cost of any expression (not only a bool one); ValueError when it does not compile."""
+        checked, issues = self._check(source, False)
+        if issues or checked is None:
+            raise ValueError(issues_text(source, issues))
+        return estimate_cost(read_checked(checked.serialize()), self._declared, size_of=size_of)
 
     def _cost(self, checked: Any, optional_old_self: bool) -> int:
         tree = read_checked(checked.serialize())

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fakeapi._cel import RuleCompiler, SchemaRules, declare
+from fakeapi._cel.estimates import AstNode, Estimate
 from fakeapi._cel.validating import error_text
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "cel" / "corpus.json"
@@ -54,8 +55,26 @@ def _cost_mismatch(case: dict[str, Any]) -> str | None:
     return None
 
 
+def _test_sizes(node: AstNode) -> Estimate | None:
+    """The size estimator of apiserver's ``cost_test.go``: any string or bytes is 0..12 long."""
+    return Estimate(0, 12) if node.type.kind in ("string", "bytes") else None
+
+
+def _estimate_mismatch(case: dict[str, Any]) -> str | None:
+    declared, pool = declare({"type": "object"}, False)
+    assert declared is not None
+    try:
+        cost = RuleCompiler(declared, pool).estimated_cost(case["rule"], _test_sizes)
+    except ValueError as error:
+        return str(error)
+    wanted = case["expect"]["estimatedCost"]
+    return None if [cost.min, cost.max] == wanted else f"estimated {cost.min}..{cost.max}, upstream {wanted}"
+
+
 def outcome_mismatch(case: dict[str, Any]) -> str | None:
     """None when fakeapi gives the recorded outcome, else what it gave instead."""
+    if isinstance(case["expect"], dict) and "estimatedCost" in case["expect"]:
+        return _estimate_mismatch(case)
     if isinstance(case["expect"], dict) and "cost" in case["expect"]:
         return _cost_mismatch(case)
     schema = {**case["schema"], "x-kubernetes-validations": [{"rule": case["rule"]}]}

@@ -185,6 +185,30 @@ def _library_cases(git_dir: str, library: str, function: str) -> tuple[list[dict
     return cases, left_out
 
 
+def _library_cost_cases(git_dir: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """``TestStringLibrary``, ``TestQuantityCost``, ``TestSetsCost`` of ``cost_test.go``: each expression's
+    estimated cost (min and max), strings and bytes of unknown size taken as 0..12 as its estimator does."""
+    module, tag = APISERVER
+    path = "pkg/cel/library/cost_test.go"
+    source = _show(git_dir, tag, path)
+    cases: list[dict[str, Any]] = []
+    left_out: list[str] = []
+    for function in ("TestStringLibrary", "TestQuantityCost", "TestSetsCost"):
+        for fields, reason in parse_table(_table(source, function)):
+            if fields is None:
+                left_out.append(f"{path} {function}: {reason}")
+                continue
+            estimate = _field(fields, "expectEsimatedCost", "expectEstimatedCost")
+            cases.append(
+                {
+                    "source": f"{module}@{tag} {path} {function}/{fields.get('name', '')}",
+                    "rule": fields["expr"],
+                    "expect": {"estimatedCost": [estimate["min"], estimate["max"]]},
+                }
+            )
+    return cases, left_out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("apiextensions_git")
@@ -193,6 +217,9 @@ def main() -> None:
     args = parser.parse_args()
     cases, left_out = _expressions_cases(args.apiextensions_git)
     costs, skipped = _cost_cases(args.apiextensions_git)
+    cases += costs
+    left_out += skipped
+    costs, skipped = _library_cost_cases(args.apiserver_git)
     cases += costs
     left_out += skipped
     for library, function in (("quantity", "TestQuantity"), ("ip", "TestIP"), ("cidr", "TestCIDR")):

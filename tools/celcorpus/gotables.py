@@ -393,7 +393,7 @@ class Reader:
             self.take("]")
         if self.peek().text == "(":
             return self.call(name)
-        if self.peek().text == "{" and name.startswith("schema."):
+        if self.peek().text == "{" and name.startswith(("schema.", "checker.")):
             return self.composite(name)
         if name in self.variables:
             return self.variables[name]
@@ -420,7 +420,11 @@ class Reader:
         items: list[Any] = []
         element = type_name[2:] if type_name.startswith("[]") else type_name.split("]", 1)[-1]
         while self.peek().text != "}":
-            if type_name.startswith("schema.") and self.peek().kind == "ident" and self.peek(1).text == ":":
+            if (
+                type_name.startswith(("schema.", "checker."))
+                and self.peek().kind == "ident"
+                and self.peek(1).text == ":"
+            ):
                 field_name = self.take().text
                 self.take(":")
                 keyed[field_name] = self.expression()
@@ -442,6 +446,8 @@ class Reader:
             return items
         if type_name.startswith("map["):
             return keyed
+        if type_name == "checker.CostEstimate":
+            return {"min": keyed.get("Min", 0), "max": keyed.get("Max", 0)}
         if type_name.startswith("schema."):
             return _structural(type_name, keyed)
         raise Unsupported(f"composite {type_name}")
