@@ -275,3 +275,39 @@ async def test_a_crd_whose_rules_cost_too_much_is_refused(client: RawClient) -> 
     bounded = {"tags": {"type": "array", "maxItems": 100, "items": {"type": "string", "maxLength": 63}}}
     admitted = await client.post(CRDS, crd(schema=schema(expensive, **bounded)))
     assert admitted.status == 201, admitted.body
+
+
+async def test_every_kind_of_write_runs_the_rules(client: RawClient) -> None:
+    await setup(client, {"rule": "self.minReplicas <= self.maxReplicas", "message": "out of order"})
+    created = (await client.post(JOBS, job(minReplicas=1, maxReplicas=2))).json()
+    detail = 'Invalid value: "object": out of order'
+    put = await client.put(f"{JOBS}/job-1", {**created, "spec": {"minReplicas": 3, "maxReplicas": 2}})
+    json_patch = await client.patch(
+        f"{JOBS}/job-1",
+        [{"op": "replace", "path": "/spec/minReplicas", "value": 5}],
+        content_type="application/json-patch+json",
+    )
+    applied = await client.patch(
+        f"{JOBS}/job-1?fieldManager=tester&force=true",
+        {"apiVersion": "example.com/v1", "kind": "Job", "metadata": {"name": "job-1"}, "spec": {"minReplicas": 9}},
+        content_type="application/apply-patch+yaml",
+    )
+    dry_update = await client.patch(f"{JOBS}/job-1?dryRun=All", {"spec": {"maxReplicas": 0}}, content_type=MERGE)
+    for reply in (put, json_patch, applied, dry_update):
+        assert reply.status == 422, reply.body
+        assert reply.json()["details"]["causes"] == [
+            {"reason": "FieldValueInvalid", "message": detail, "field": "spec"}
+        ]
+    assert (await client.get(f"{JOBS}/job-1")).json()["spec"] == {"minReplicas": 1, "maxReplicas": 2}
+    new_by_apply = await client.patch(
+        f"{JOBS}/job-2?fieldManager=tester",
+        {
+            "apiVersion": "example.com/v1",
+            "kind": "Job",
+            "metadata": {"name": "job-2"},
+            "spec": {"minReplicas": 2, "maxReplicas": 1},
+        },
+        content_type="application/apply-patch+yaml",
+    )
+    assert new_by_apply.status == 422
+    assert new_by_apply.json()["details"]["causes"][0]["message"] == detail
