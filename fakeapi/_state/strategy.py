@@ -336,6 +336,18 @@ class CustomResourceStrategy(Strategy):
         # The warnings of the ratcheted rule errors of the update being validated, keyed by the stored object:
         # the store asks for warnings right after validating, with no await in between.
         self._ratcheted: tuple[int, list[str]] | None = None
+        # The stored object an update through the main resource is validated against (ratcheting), set only
+        # for the duration of that validation.
+        self._ratchet_against: dict[str, Any] | None = None
+
+    def validate_update(
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> None:
+        self._ratchet_against = old if not subresource else None
+        try:
+            super().validate_update(store, rtype, new, old, subresource)
+        finally:
+            self._ratchet_against = None
 
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
         return finalizer_warnings(metadata_of(obj).get("finalizers") or [])
@@ -379,7 +391,12 @@ class CustomResourceStrategy(Strategy):
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
         if rtype.schema is None:
             return []
-        return schema.validate(obj, rtype.schema)
+        if subresource == "status":
+            # ``ValidateStatusUpdate`` checks the status alone, against the schema's status property.
+            if "status" not in obj:
+                return []
+            return schema.validate({"status": obj["status"]}, schema.status_only(rtype.schema))
+        return schema.validate(obj, rtype.schema, self._ratchet_against)
 
 
 class GenerationStrategy(Strategy):

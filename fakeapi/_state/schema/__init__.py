@@ -28,7 +28,7 @@ from fakeapi._state.schema.defaulting import apply_defaults, drop_nulls_without_
 from fakeapi._state.schema.embedded import embedded_coercion_error
 from fakeapi._state.schema.pruning import prune
 from fakeapi._state.schema.rules import rule_causes
-from fakeapi._state.schema.structural import Schema
+from fakeapi._state.schema.structural import Schema, status_only
 from fakeapi._state.schema.validating import validate
 
 __all__ = [
@@ -38,5 +38,6 @@ __all__ = [
     "embedded_coercion_error",
     "prune",
     "rule_causes",
+    "status_only",
     "validate",
 ]
