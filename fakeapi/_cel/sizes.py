@@ -16,9 +16,10 @@ a map 2, a string 2, a bool 4, a number 1, a duration 3, a date 12, a date-time 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fakeapi._cel.declarations import Declared
+if TYPE_CHECKING:
+    from fakeapi._cel.declarations import Declared
 
 __all__ = ["MAX_REQUEST_SIZE", "max_elements", "min_size"]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fakeapi._cel import Declared, RuleCompiler, declare, escape, valid_field_path
+from fakeapi import _cel
 from fakeapi._cel.sizes import min_size
 from fakeapi._patching.gostrconv import quote
 from fakeapi._state.schema.rule_costs import (
@@ -33,6 +33,9 @@ from fakeapi._state.schema.rule_costs import (
 )
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError, Printed
+
+if TYPE_CHECKING:
+    from fakeapi._cel import Declared
 
 __all__ = ["crd_rule_errors"]
 
@@ -78,6 +81,8 @@ def _schema_of(version: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def _schema_errors(schema: Mapping[str, Any], path: str, *, suppress_cost: bool) -> list[FieldError]:
     if not _has_rules(schema):
         return []
+    from fakeapi._cel import declare
+
     declared, pool = declare(schema, True)
     walk = _Walk(pool, suppress_cost)
     walk.node(schema, declared, path, None, 1)
@@ -126,7 +131,7 @@ class _Walk:
         for name, prop in properties.items() if isinstance(properties, Mapping) else ():
             if not isinstance(prop, Mapping):
                 continue
-            escaped = escape(name)
+            escaped = _cel.escape(name)
             child: Declared | None = None
             if escaped is not None and declared is not None and declared.kind == "object":
                 hit = declared.fields.get(escaped)
@@ -151,7 +156,7 @@ class _Walk:
     def compile_errors(
         self, rules: list[Any], declared: Declared, path: str, uncorrelatable: str | None, cardinality: int | None
     ) -> list[FieldError]:
-        compiler = RuleCompiler(declared, self.pool)
+        compiler = _cel.RuleCompiler(declared, self.pool)
         errors: list[FieldError] = []
         for index, rule in enumerate(rules):
             if not isinstance(rule, Mapping):
@@ -213,7 +218,7 @@ def _rule_field_errors(rules: list[Any], schema: Mapping[str, Any], path: str) -
             errors.append(field.invalid(f"{at}.fieldPath", field_path, "fieldPath must be non-empty if specified"))
         if "\n" in field_path:
             errors.append(field.invalid(f"{at}.fieldPath", field_path, "fieldPath must not contain line breaks"))
-        if field_path and valid_field_path(field_path, schema) is None:
+        if field_path and _cel.valid_field_path(field_path, schema) is None:
             errors.append(field.invalid(f"{at}.fieldPath", field_path, "fieldPath must be a valid path"))
     return errors
 

@@ -12,11 +12,13 @@ resource reports at the nil path, printed ``<nil>``. The rules themselves: :mod:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fakeapi._cel import RuleError, rules_of
 from fakeapi._state.validation import field
 from fakeapi.errors import Cause
+
+if TYPE_CHECKING:
+    from fakeapi._cel import RuleError
 
 __all__ = ["rule_causes"]
 
@@ -45,6 +47,8 @@ def rule_causes(
         return [], []
     if any(cause.reason in _BLOCKING for cause in causes):
         return [_BLOCKED.cause()], []
+    from fakeapi._cel import rules_of
+
     compiled = rules_of(schema)
     outcome = compiled.validate(obj, old, ratcheting=ratcheting) if old is not None else compiled.validate(obj)
     return [_cause(error) for error in outcome.errors], outcome.warnings
