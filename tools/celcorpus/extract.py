@@ -231,8 +231,10 @@ def main() -> None:
         cases += more
         left_out += skipped
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    document = {"cases": cases, "left_out": left_out}
-    Path(args.out).write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    # One case per line: diffs stay readable and the file small.
+    lines = ",\n".join(json.dumps(case, ensure_ascii=False, separators=(",", ":")) for case in cases)
+    skipped_lines = ",\n".join(json.dumps(reason, ensure_ascii=False) for reason in left_out)
+    Path(args.out).write_text(f'{{"cases": [\n{lines}\n], "left_out": [\n{skipped_lines}\n]}}\n')
     print(f"{len(cases)} cases, {len(left_out)} left out -> {args.out}")
 
 
