@@ -10,11 +10,11 @@ what is not here.
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+import re2
 from cel_expr_python import cel
 from google.protobuf import duration_pb2, timestamp_pb2
 
@@ -87,31 +87,40 @@ def _as_cel(value: Any) -> Any:
     return value
 
 
+_RE2_OPTIONS = re2.Options()
+# RE2 would otherwise log each bad pattern to the server's stderr.
+_RE2_OPTIONS.log_errors = False
+
+# RE2's (C++) words for a bad pattern, and Go's regexp/syntax words for the same error.
+_GO_CODES = {
+    "missing )": "missing closing )",
+    "missing ]": "missing closing ]",
+    "unexpected )": "unexpected )",
+    "bad repetition operator": "invalid nested repetition operator",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "trailing \\": "trailing backslash at end of expression",
+    "invalid repetition size": "invalid repeat count",
+    "invalid named capture group": "invalid named capture",
+}
+
+
 @lru_cache(maxsize=512)
-def _regex(pattern: str) -> re.Pattern[str]:
+def _regex(pattern: str) -> Any:
+    """The compiled pattern, with RE2's linear-time matching (Go's regexp is RE2 too): no pattern can make a
+    rule run away."""
     try:
-        return re.compile(pattern)
-    except re.error as error:
-        raise ValueError(go_regexp_error(pattern, error)) from None
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as error:
+        raise ValueError(go_regexp_error(error)) from None
 
 
-def go_regexp_error(pattern: str, error: re.error) -> str:
-    """Go's ``regexp.Compile`` error for a pattern Python also refuses, for the errors both name alike."""
-    message = str(error.msg)
-    if message.startswith("unbalanced parenthesis"):
-        return f"error parsing regexp: unexpected ): `{pattern}`"
-    if message.startswith("missing ), unterminated subpattern"):
-        return f"error parsing regexp: missing closing ): `{pattern}`"
-    if message.startswith("unterminated character set"):
-        position = error.pos if error.pos is not None else 0
-        return f"error parsing regexp: missing closing ]: `{pattern[position:]}`"
-    if message.startswith("nothing to repeat"):
-        position = error.pos if error.pos is not None else 0
-        return f"error parsing regexp: missing argument to repetition operator: `{pattern[position : position + 1]}`"
-    if message.startswith("multiple repeat"):
-        position = error.pos if error.pos is not None else 0
-        return f"error parsing regexp: invalid nested repetition operator: `{pattern[max(position - 1, 0) : position + 1]}`"
-    return f"error parsing regexp: {message}: `{pattern}`"
+def go_regexp_error(error: Exception) -> str:
+    """Go's ``regexp.Compile`` error text for RE2's: ``error parsing regexp: <code>: `<fragment>```."""
+    raw = error.args[0] if error.args else b""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    code, _, fragment = text.partition(": ")
+    return f"error parsing regexp: {_GO_CODES.get(code, code)}: `{fragment}`"
 
 
 def _find(text: str, pattern: str) -> str:

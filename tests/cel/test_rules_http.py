@@ -330,3 +330,18 @@ async def test_schema_validation_ratchets_an_unchanged_invalid_field_too(client:
     # A /status write checks the status alone against the schema (the rules still see the whole object).
     status_write = await client.patch(f"{JOBS}/job-1/status", {"status": {"a": 1}}, content_type=MERGE)
     assert status_write.status == 200, status_write.body
+
+
+async def test_a_pattern_that_backtracks_elsewhere_answers_at_once(client: RawClient) -> None:
+    # RE2, as in Go: '(a+)+$' on many a's and a '!' is linear, not exponential; and a bad literal pattern
+    # is refused with Go's words when the CRD is written.
+    rules = ({"rule": "self.size.find('(a+)+$') == '' && !self.size.matches('(a+)+$')"},)
+    assert (await client.post(CRDS, crd(schema=schema(*rules)))).status == 201
+    assert (await client.post(JOBS, job(size="a" * 3000 + "!"))).status == 201
+    bad = await client.post(
+        CRDS, crd(plural="gadgets", kind="Gadget", schema=schema({"rule": "self.size.find('a**') == ''"}))
+    )
+    assert bad.status == 422
+    assert bad.json()["details"]["causes"][0]["message"].endswith(
+        ": program instantiation failed: error parsing regexp: invalid nested repetition operator: `**`"
+    )
