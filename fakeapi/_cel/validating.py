@@ -10,6 +10,7 @@ apiextensions-apiserver ``pkg/apiserver/schema/cel/validation.go`` (``Validator.
 - a false rule gives ``<path>: Invalid value: "<type>": <message>`` (the message, the messageExpression's
   result, or ``failed rule: <rule>``), ``reason`` choosing Forbidden, Required or Duplicate instead, and
   ``fieldPath`` extending the path; an evaluation error gives ``<error> evaluating rule: <rule>``;
+- the rules of a node's ``allOf`` schemas run on the node, with its type;
 - validation ratcheting (``CRDValidationRatcheting``, on by default): on an update through the main
   resource, the error of a rule without ``oldSelf`` on a value equal to its correlated old value (or, where
   nothing is correlated, under an ancestor equal to its old value) becomes a warning.
@@ -55,10 +56,19 @@ class Outcome:
 class _NodeRules:
     """The compiled rules at one schema node and the nodes below that have some."""
 
-    def __init__(self, schema: Mapping[str, Any], declared: Declared | None, pool: Any) -> None:
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        declared: Declared | None,
+        pool: Any,
+        source: Mapping[str, Any] | None = None,
+    ) -> None:
+        # ``schema`` is the node's (its type); ``source`` where its rules are written, the node itself or one of
+        # its ``allOf`` schemas (``validator(validationSchema, nodeSchema, ...)``).
+        source = schema if source is None else source
         self.schema = schema
         self.declared = declared
-        rules = schema.get("x-kubernetes-validations")
+        rules = source.get("x-kubernetes-validations")
         self.rules: list[Mapping[str, Any]] = (
             [r for r in rules if isinstance(r, Mapping)] if isinstance(rules, list) else []
         )
@@ -75,13 +85,28 @@ class _NodeRules:
         if schema.get("x-kubernetes-list-type") == "map" and isinstance(schema.get("x-kubernetes-list-map-keys"), list):
             self.map_keys = [key for key in schema["x-kubernetes-list-map-keys"] if isinstance(key, str)]
         self.correlatable_map = schema.get("x-kubernetes-map-type") in (None, "granular", "atomic")
-        self._children(schema, declared, pool)
+        self._children(schema, declared, pool, source)
+        all_of = source.get("allOf")
+        self.all_of = [
+            node
+            for node in (
+                _NodeRules(schema, declared, pool, entry)
+                for entry in (all_of if isinstance(all_of, list) else [])
+                if isinstance(entry, Mapping)
+            )
+            if node.active
+        ]
         self.active = bool(self.rules) or bool(self.properties) or self.items is not None or self.extra is not None
+        self.active = self.active or bool(self.all_of)
 
-    def _children(self, schema: Mapping[str, Any], declared: Declared | None, pool: Any) -> None:
-        properties = schema.get("properties")
-        for name, prop in properties.items() if isinstance(properties, Mapping) else ():
-            if not isinstance(prop, Mapping):
+    def _children(
+        self, schema: Mapping[str, Any], declared: Declared | None, pool: Any, source: Mapping[str, Any]
+    ) -> None:
+        properties = source.get("properties")
+        node_properties = schema.get("properties")
+        for name, rule_prop in properties.items() if isinstance(properties, Mapping) else ():
+            prop = node_properties.get(name) if isinstance(node_properties, Mapping) else None
+            if not isinstance(prop, Mapping) or not isinstance(rule_prop, Mapping):
                 continue
             escaped = escape(name)
             child: Declared | None
@@ -95,17 +120,17 @@ class _NodeRules:
                 child, child_pool = declare(prop, prop.get("x-kubernetes-embedded-resource") is True)
                 if child is None:
                     continue
-            node = _NodeRules(prop, child, child_pool)
+            node = _NodeRules(prop, child, child_pool, rule_prop)
             if node.active:
                 self.properties[name] = node
         element = declared.element if declared is not None else None
-        items = schema.get("items")
-        if isinstance(items, Mapping):
-            node = _NodeRules(items, element, pool)
+        items, rule_items = schema.get("items"), source.get("items")
+        if isinstance(items, Mapping) and isinstance(rule_items, Mapping):
+            node = _NodeRules(items, element, pool, rule_items)
             self.items = node if node.active else None
-        extra = schema.get("additionalProperties")
-        if isinstance(extra, Mapping):
-            node = _NodeRules(extra, element, pool)
+        extra, rule_extra = schema.get("additionalProperties"), source.get("additionalProperties")
+        if isinstance(extra, Mapping) and isinstance(rule_extra, Mapping):
+            node = _NodeRules(extra, element, pool, rule_extra)
             self.extra = node if node.active else None
 
 
@@ -168,6 +193,9 @@ def _validate(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratch
         return
     if node.compiled:
         _run_rules(node, path, value, old, ratchet, out)
+    for sub in node.all_of:
+        # allOf errors ratchet only with the nearest correlated parent (``ratchetingOptions`` without a current).
+        _validate(sub, path, value, old, _Ratchet(_MISSING, ratchet.enabled, ratchet.parent_equal), out, root)
     if isinstance(value, dict):
         old_map = old if isinstance(old, dict) and node.correlatable_map else {}
         if node.extra is not None:
@@ -319,14 +347,16 @@ def _reason_error(reason: Any, path: str, type_name: str, detail: str) -> RuleEr
 
 
 def error_text(error: RuleError) -> str:
-    """``field.Error.Error()`` of a rule error, for the warning a ratcheted error becomes."""
+    """``field.Error.Error()`` of a rule error, for the warning a ratcheted error becomes (the nil path of a
+    resource's root printed ``<nil>``)."""
     words = {"Invalid": "Invalid value", "Forbidden": "Forbidden", "Required": "Required value"}
+    path = error.path or "<nil>"
     if error.kind == "Duplicate":
-        return f'{error.path}: Duplicate value: "{error.value}"'
+        return f'{path}: Duplicate value: "{error.value}"'
     body = words[error.kind]
     if error.kind == "Invalid":
         body += f': "{error.value}"'
-    return f"{error.path}: {body}: {error.detail}"
+    return f"{path}: {body}: {error.detail}"
 
 
 def _normalized_field_path(rule: Mapping[str, Any], schema: Mapping[str, Any]) -> str:

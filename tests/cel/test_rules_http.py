@@ -345,3 +345,22 @@ async def test_a_pattern_that_backtracks_elsewhere_answers_at_once(client: RawCl
     assert bad.json()["details"]["causes"][0]["message"].endswith(
         ": program instantiation failed: error parsing regexp: invalid nested repetition operator: `**`"
     )
+
+
+async def test_rules_under_all_of_run_on_the_node(client: RawClient) -> None:
+    spec = {
+        "type": "object",
+        "properties": {"minReplicas": {"type": "integer"}, "maxReplicas": {"type": "integer"}},
+        "allOf": [{"x-kubernetes-validations": [{"rule": "self.minReplicas <= self.maxReplicas"}]}],
+    }
+    created = await client.post(CRDS, crd(schema={"type": "object", "properties": {"spec": spec}}))
+    assert created.status == 201, created.body
+    refused = await client.post(JOBS, job(minReplicas=2, maxReplicas=1))
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": 'Invalid value: "object": failed rule: self.minReplicas <= self.maxReplicas',
+            "field": "spec",
+        }
+    ]

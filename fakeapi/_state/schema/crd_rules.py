@@ -96,6 +96,7 @@ def _has_rules(schema: Any) -> bool:
         return True
     properties = schema.get("properties")
     children = list(properties.values()) if isinstance(properties, Mapping) else []
+    children += list(schema.get("allOf") or []) if isinstance(schema.get("allOf"), list) else []
     return any(_has_rules(child) for child in [*children, schema.get("items"), schema.get("additionalProperties")])
 
 
@@ -137,6 +138,11 @@ class _Walk:
                 hit = declared.fields.get(escaped)
                 child = hit[1] if hit else None
             found |= self.node(prop, child, f"{path}.properties[{name}]", uncorrelatable, below)
+        all_of = schema.get("allOf")
+        for index, entry in enumerate(all_of if isinstance(all_of, list) else []):
+            if isinstance(entry, Mapping):
+                # Upstream walks allOf without a CEL context: their rules' fields are checked, not compiled.
+                found |= self.node(entry, None, f"{path}.allOf[{index}]", uncorrelatable, None)
         items = schema.get("items")
         if isinstance(items, Mapping):
             inner = uncorrelatable
