@@ -87,17 +87,14 @@ class _NodeRules:
         self.correlatable_map = schema.get("x-kubernetes-map-type") in (None, "granular", "atomic")
         self._children(schema, declared, pool, source)
         all_of = source.get("allOf")
-        self.all_of = [
-            node
-            for node in (
-                _NodeRules(schema, declared, pool, entry)
-                for entry in (all_of if isinstance(all_of, list) else [])
-                if isinstance(entry, Mapping)
-            )
-            if node.active
-        ]
-        self.active = bool(self.rules) or bool(self.properties) or self.items is not None or self.extra is not None
-        self.active = self.active or bool(self.all_of)
+        self.all_of: list[_NodeRules] = []
+        for entry in all_of if isinstance(all_of, list) else []:
+            if isinstance(entry, Mapping):
+                sub = _NodeRules(schema, declared, pool, entry)
+                if sub.active:
+                    self.all_of.append(sub)
+        self.active: bool = bool(self.rules) or bool(self.properties) or self.items is not None
+        self.active = self.active or self.extra is not None or bool(self.all_of)
 
     def _children(
         self, schema: Mapping[str, Any], declared: Declared | None, pool: Any, source: Mapping[str, Any]
