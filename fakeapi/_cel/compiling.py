@@ -7,10 +7,9 @@ to a bool``; ``UsesOldSelf`` says whether the rule names ``oldSelf``. A ``messag
 same way and must give a string.
 
 Each rule is compiled twice with cel-expr-python: once against the schema's declared types
-(:mod:`.declarations`), for the errors and the result type, and once with ``self`` of type ``dyn``, for the
-program that runs on plain values (:mod:`.values`). An optional ``oldSelf`` is bound with ``cel.bind``
-around the rule, from two hidden variables, on the rule's second line, so that issues keep the rule's own
-line and column once moved back by one line.
+(:mod:`.declarations`), for the errors, the result type and the cost, and once unchecked, for the program
+that runs on plain values (:mod:`.values`). There an optional ``oldSelf`` is bound with ``cel.bind`` around
+the rule, from two hidden variables, since a Python value cannot be a CEL optional.
 """
 
 from __future__ import annotations
@@ -58,8 +57,16 @@ class Compiled:
 
 
 def _extensions(checked: bool) -> list[Any]:
-    kubernetes = library.checker_extension() if checked else library.runtime_extension()
-    return [ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_bindings.ExtBindings(), kubernetes]
+    """The libraries of a CRD rule; ``cel.bind`` only where programs run (Kubernetes 1.32 does not offer it to
+    rules, so the checker refuses it; the runtime needs it to make ``oldSelf`` optional)."""
+    if checked:
+        return [ext_strings.ExtStrings(), ext_optional.ExtOptional(), library.checker_extension()]
+    return [
+        ext_strings.ExtStrings(),
+        ext_optional.ExtOptional(),
+        ext_bindings.ExtBindings(),
+        library.runtime_extension(),
+    ]
 
 
 @lru_cache(maxsize=1)
@@ -82,9 +89,19 @@ class RuleCompiler:
 
     def __init__(self, declared: Declared, pool: Any) -> None:
         self._declared = declared
-        variables = {"self": declared.cel_type, "oldSelf": declared.cel_type, _OLD_VALUE: declared.cel_type}
-        variables[_HAS_OLD] = T.BOOL
+        self._pool = pool
+        variables = {"self": declared.cel_type, "oldSelf": declared.cel_type}
         self._checked = cel.NewEnv(pool, variables=variables, extensions=_extensions(checked=True))
+        self._optional_checked: Any = None
+
+    def _optional_env(self) -> Any:
+        """The checker's environment with ``oldSelf`` of type ``optional(self's type)``, the optional type taken
+        from what ``optional.of(self)`` gives (cel-expr-python has no constructor for it)."""
+        if self._optional_checked is None:
+            optional = self._checked.compile("optional.of(self)").return_type()
+            variables = {"self": self._declared.cel_type, "oldSelf": optional}
+            self._optional_checked = cel.NewEnv(self._pool, variables=variables, extensions=_extensions(checked=True))
+        return self._optional_checked
 
     def compile(self, rule: Mapping[str, Any]) -> Compiled:
         source = rule.get("rule")
@@ -128,16 +145,11 @@ class RuleCompiler:
 
     def _cost(self, checked: Any, optional_old_self: bool) -> int:
         tree = read_checked(checked.serialize())
-        return estimate_cost(tree, self._declared, bound_old_self=optional_old_self).max
+        return estimate_cost(tree, self._declared).max
 
     def _check(self, source: str, optional_old_self: bool) -> tuple[Any, list[Issue]]:
-        if not optional_old_self:
-            return _compiled_or_issues(self._checked, source, 0)
-        # Syntax errors are the rule's own: the wrapper must not turn a missing ')' into another one.
-        _, issues = _compiled_or_issues(self._checked, source, 0)
-        if issues and any(issue.message.startswith("Syntax error") for issue in issues):
-            return None, [issue for issue in issues if issue.message.startswith("Syntax error")]
-        return _compiled_or_issues(self._checked, _WRAP + source + "\n)", 1)
+        env = self._optional_env() if optional_old_self else self._checked
+        return _compiled_or_issues(env, source, 0)
 
 
 def _compiled_or_issues(env: Any, source: str, shift: int) -> tuple[Any, list[Issue]]:

@@ -275,16 +275,8 @@ _SIZED_COMPARISONS = frozenset(
 
 
 def estimate_cost(
-    checked: Checked,
-    root: Declared,
-    *,
-    bound_old_self: bool = False,
-    size_of: Callable[[AstNode], Estimate | None] | None = None,
+    checked: Checked, root: Declared, *, size_of: Callable[[AstNode], Estimate | None] | None = None
 ) -> Estimate:
-    """The rule's estimated cost; ``bound_old_self`` for a rule compiled inside the ``cel.bind`` that makes
-    ``oldSelf`` optional, whose own cost is that of the bind's body; ``size_of`` in place of the schema's
-    sizes (upstream's library tests estimate with their own)."""
-    node = checked.root
-    if bound_old_self and node.kind == "comprehension":
-        node = node.parts["result"]
-    return Coster(checked, root, size_of).cost(node)
+    """The rule's estimated cost; ``size_of`` in place of the schema's sizes (upstream's library tests
+    estimate with their own)."""
+    return Coster(checked, root, size_of).cost(checked.root)

@@ -85,16 +85,23 @@ def parse_issues(text: str, source: str = "", shift: int = 0) -> list[Issue]:
     return issues
 
 
+_MAX_REPORTED = 100
+
+
 def issues_text(source: str, issues: list[Issue]) -> str:
-    """cel-go's ``Issues.String()`` for ``issues`` found in ``source``."""
+    """cel-go's ``Issues.String()`` for ``issues`` found in ``source``: sorted by line and column, at most 100,
+    then ``<n> more errors were truncated`` (``Errors.ToDisplayString``)."""
     lines = source.split("\n")
     blocks = []
-    for issue in issues:
+    ordered = sorted(issues, key=lambda issue: (issue.line, issue.column))
+    for issue in ordered[:_MAX_REPORTED]:
         block = f"ERROR: <input>:{issue.line}:{issue.column}: {issue.message}"
         if 0 < issue.line <= len(lines):
             snippet = lines[issue.line - 1]
             block += f"\n | {snippet}\n | {'.' * (issue.column - 1)}^"
         blocks.append(block)
+    if len(ordered) > _MAX_REPORTED:
+        blocks.append(f"{len(ordered) - _MAX_REPORTED} more errors were truncated")
     return "\n".join(blocks)
 
 

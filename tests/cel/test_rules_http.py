@@ -364,3 +364,24 @@ async def test_rules_under_all_of_run_on_the_node(client: RawClient) -> None:
             "field": "spec",
         }
     ]
+
+
+async def test_cel_bind_is_not_offered_to_crd_rules(client: RawClient) -> None:
+    # Kubernetes 1.32 gives rules no bindings library: cel.bind is an undeclared name, as in the apiserver.
+    refused = await client.post(CRDS, crd(schema=schema({"rule": "cel.bind(x, self.minReplicas, x > 0)"})))
+    assert refused.status == 422
+    message = refused.json()["details"]["causes"][0]["message"]
+    assert message.endswith(
+        "compilation failed: ERROR: <input>:1:1: undeclared reference to 'cel' (in container '')\n"
+        " | cel.bind(x, self.minReplicas, x > 0)\n"
+        " | ^\n"
+        "ERROR: <input>:1:9: undeclared reference to 'bind' (in container '')\n"
+        " | cel.bind(x, self.minReplicas, x > 0)\n"
+        " | ........^\n"
+        "ERROR: <input>:1:10: undeclared reference to 'x' (in container '')\n"
+        " | cel.bind(x, self.minReplicas, x > 0)\n"
+        " | .........^\n"
+        "ERROR: <input>:1:31: undeclared reference to 'x' (in container '')\n"
+        " | cel.bind(x, self.minReplicas, x > 0)\n"
+        " | ..............................^"
+    ), message
