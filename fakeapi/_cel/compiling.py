@@ -57,12 +57,13 @@ class Compiled:
 
 
 def _extensions(checked: bool) -> list[Any]:
-    """The libraries of a CRD rule; ``cel.bind`` only where programs run (Kubernetes 1.32 does not offer it to
-    rules, so the checker refuses it; the runtime needs it to make ``oldSelf`` optional)."""
+    """The libraries of a CRD rule: the strings extension at version 2 (``ext.StringsVersion(2)``, so no
+    ``reverse``), optionals, the Kubernetes library; ``cel.bind`` only where programs run (Kubernetes 1.32
+    does not offer it to rules, so the checker refuses it; the runtime needs it to make ``oldSelf`` optional)."""
     if checked:
-        return [ext_strings.ExtStrings(), ext_optional.ExtOptional(), library.checker_extension()]
+        return [ext_strings.ExtStrings(2), ext_optional.ExtOptional(), library.checker_extension()]
     return [
-        ext_strings.ExtStrings(),
+        ext_strings.ExtStrings(2),
         ext_optional.ExtOptional(),
         ext_bindings.ExtBindings(),
         library.runtime_extension(),
