@@ -21,15 +21,16 @@ from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
+from cel_expr_python.ext import ext_optional, ext_strings
 
 from fakeapi._cel import library
 from fakeapi._cel.costs import estimate_cost
 from fakeapi._cel.declarations import Declared
 from fakeapi._cel.estimates import AstNode, Estimate
+from fakeapi._cel.format_library import runtime_source
 from fakeapi._cel.literals import literal_issues, program_error
 from fakeapi._cel.opaque import runtime_pool
-from fakeapi._cel.syntax_tree import read_checked
+from fakeapi._cel.syntax_tree import Checked, read_checked
 from fakeapi._cel.texts import Issue, issues_text, parse_issues, runtime_text
 
 __all__ = ["Compiled", "RuleCompiler", "runtime_env"]
@@ -37,7 +38,11 @@ __all__ = ["Compiled", "RuleCompiler", "runtime_env"]
 T = cel.Type
 _OLD_VALUE = "__fakeapi_old_self"
 _HAS_OLD = "__fakeapi_has_old_self"
-_WRAP = f"cel.bind(oldSelf, {_HAS_OLD} ? optional.of({_OLD_VALUE}) : optional.none(),\n"
+# An optional ``oldSelf`` around a rule: a one-element list mapped by the rule, whose iteration variable is
+# ``oldSelf``, typed as the element, ``optional(self's type)``. ``map`` keeps the rule's own result type, and
+# needs no library the rules may not use. The rule starts on the second line.
+_WRAP = f"[{_HAS_OLD} ? optional.of({_OLD_VALUE}) : optional.none()].map(oldSelf,\n"
+_UNWRAP = "\n)[0]"
 
 
 @dataclass
@@ -58,14 +63,12 @@ class Compiled:
 
 def _extensions(checked: bool) -> list[Any]:
     """The libraries of a CRD rule: the strings extension at version 2 (``ext.StringsVersion(2)``, so no
-    ``reverse``), optionals, the Kubernetes library; ``cel.bind`` only where programs run (Kubernetes 1.32
-    does not offer it to rules, so the checker refuses it; the runtime needs it to make ``oldSelf`` optional)."""
+    ``reverse``), optionals, the Kubernetes library; no bindings (Kubernetes 1.32 gives rules no ``cel.bind``)."""
     if checked:
         return [ext_strings.ExtStrings(2), ext_optional.ExtOptional(), library.checker_extension()]
     return [
         ext_strings.ExtStrings(2),
         ext_optional.ExtOptional(),
-        ext_bindings.ExtBindings(),
         library.runtime_extension(),
     ]
 
@@ -90,19 +93,9 @@ class RuleCompiler:
 
     def __init__(self, declared: Declared, pool: Any) -> None:
         self._declared = declared
-        self._pool = pool
-        variables = {"self": declared.cel_type, "oldSelf": declared.cel_type}
+        variables = {"self": declared.cel_type, "oldSelf": declared.cel_type, _OLD_VALUE: declared.cel_type}
+        variables[_HAS_OLD] = T.BOOL
         self._checked = cel.NewEnv(pool, variables=variables, extensions=_extensions(checked=True))
-        self._optional_checked: Any = None
-
-    def _optional_env(self) -> Any:
-        """The checker's environment with ``oldSelf`` of type ``optional(self's type)``, the optional type taken
-        from what ``optional.of(self)`` gives (cel-expr-python has no constructor for it)."""
-        if self._optional_checked is None:
-            optional = self._checked.compile("optional.of(self)").return_type()
-            variables = {"self": self._declared.cel_type, "oldSelf": optional}
-            self._optional_checked = cel.NewEnv(self._pool, variables=variables, extensions=_extensions(checked=True))
-        return self._optional_checked
 
     def compile(self, rule: Mapping[str, Any]) -> Compiled:
         source = rule.get("rule")
@@ -123,8 +116,9 @@ class RuleCompiler:
             result.error = f"program instantiation failed: {instantiation}"
             return result
         result.uses_old_self = _uses_old_self(source)
-        result.program = _runtime_program(source, result.optional_old_self)
-        result.max_cost = self._cost(checked, result.optional_old_self)
+        tree = read_checked(checked.serialize())
+        result.program = _runtime_program(source, result.optional_old_self, _uses_formats(tree))
+        result.max_cost = estimate_cost(_unwrapped(tree, result.optional_old_self), self._declared).max
         expression = rule.get("messageExpression")
         if isinstance(expression, str) and expression:
             message, issues = self._check(expression, result.optional_old_self)
@@ -133,8 +127,10 @@ class RuleCompiler:
             elif message is None or message.return_type() != T.STRING:
                 result.message_error = "messageExpression must evaluate to a string"
             else:
-                result.message_program = _runtime_program(expression, result.optional_old_self)
-                result.message_max_cost = self._cost(message, result.optional_old_self)
+                tree = read_checked(message.serialize())
+                result.message_program = _runtime_program(expression, result.optional_old_self, _uses_formats(tree))
+                unwrapped = _unwrapped(tree, result.optional_old_self)
+                result.message_max_cost = estimate_cost(unwrapped, self._declared).max
         return result
 
     def estimated_cost(self, source: str, size_of: Callable[[AstNode], Estimate | None] | None = None) -> Estimate:
@@ -144,13 +140,15 @@ class RuleCompiler:
             raise ValueError(issues_text(source, issues))
         return estimate_cost(read_checked(checked.serialize()), self._declared, size_of=size_of)
 
-    def _cost(self, checked: Any, optional_old_self: bool) -> int:
-        tree = read_checked(checked.serialize())
-        return estimate_cost(tree, self._declared).max
-
     def _check(self, source: str, optional_old_self: bool) -> tuple[Any, list[Issue]]:
-        env = self._optional_env() if optional_old_self else self._checked
-        return _compiled_or_issues(env, source, 0)
+        if not optional_old_self:
+            return _compiled_or_issues(self._checked, source, 0)
+        # Syntax errors are the rule's own: the wrapper must not turn a missing ')' into another one.
+        _, issues = _compiled_or_issues(self._checked, source, 0)
+        syntax = [issue for issue in issues if issue.message.startswith("Syntax error")]
+        if syntax:
+            return None, syntax
+        return _compiled_or_issues(self._checked, _WRAP + source + _UNWRAP, 1)
 
 
 def _compiled_or_issues(env: Any, source: str, shift: int) -> tuple[Any, list[Issue]]:
@@ -181,9 +179,33 @@ def _uses_old_self(source: str) -> bool:
     return False
 
 
-def _runtime_program(source: str, optional_old_self: bool) -> Any:
+def _unwrapped(tree: Checked, optional_old_self: bool) -> Checked:
+    """The rule's own tree inside the ``map`` that makes ``oldSelf`` optional (its loop step adds ``[rule]``)."""
+    if not optional_old_self:
+        return tree
+    node = tree.root
+    if node.kind == "call" and node.children and node.children[0].kind == "comprehension":
+        step = node.children[0].parts["loop_step"]
+        if step.kind == "call" and len(step.children) == 2 and step.children[1].kind == "list":
+            return Checked(step.children[1].children[0], tree.types, tree.overloads)
+    return tree
+
+
+def _uses_formats(tree: Checked) -> bool:
+    """Whether the checked rule calls ``format.named`` or ``validate``, whose results the runtime reads
+    differently (:func:`format_library.runtime_source`)."""
+    return any(
+        overload in ("format-named", "format-validate")
+        for overloads in tree.overloads.values()
+        for overload in overloads
+    )
+
+
+def _runtime_program(source: str, optional_old_self: bool, formats: bool = False) -> Any:
     # Unchecked: the runtime dispatches on kinds, and the checked program already vouched for the types.
-    return runtime_env().compile(_WRAP + source + "\n)" if optional_old_self else source, disable_check=True)
+    if formats:
+        source = runtime_source(source)
+    return runtime_env().compile(_WRAP + source + _UNWRAP if optional_old_self else source, disable_check=True)
 
 
 def old_self_variables(old: Any, has_old: bool) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from cel_expr_python import cel
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from fakeapi._cel import functions
+from fakeapi._cel.format_library import checked_format_functions, runtime_format_functions
 from fakeapi._cel.functions import Function
 from fakeapi._cel.opaque_functions import OPAQUE_FUNCTIONS
 
@@ -260,9 +261,10 @@ def _functions() -> list[Function]:
 
 def checker_extension() -> Any:
     """The typed declarations of the Kubernetes library, for compiling rules."""
-    return functions.checker_extension("kubernetes.checked", [*_functions(), *_cross_type_comparisons()])
+    declared = [*_functions(), *_cross_type_comparisons(), *checked_format_functions()]
+    return functions.checker_extension("kubernetes.checked", declared)
 
 
 def runtime_extension() -> Any:
     """The implementations of the Kubernetes library, for evaluating rules."""
-    return functions.runtime_extension("kubernetes.runtime", _functions())
+    return functions.runtime_extension("kubernetes.runtime", [*_functions(), *runtime_format_functions()])

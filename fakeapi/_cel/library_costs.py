@@ -170,6 +170,9 @@ def library_call_cost(
         return sizes.library_size(args[0]).factor(2 * _TRAVERSAL), None
     if function in _CONSTANT:
         return ONE, None
+    if function == "validate" and args:
+        # The longest pattern a named format checks with: 128 characters (``MaxNameFormatRegexSize``).
+        return sizes.library_size(args[0]).factor(_TRAVERSAL).factor(128 * _REGEX), None
     if function in ("containsIP", "containsCIDR") and args:
         cost = _ADDRESS.add(_ADDRESS).factor(_TRAVERSAL)
         if function == "containsCIDR":

@@ -23,6 +23,7 @@ OPAQUE_TYPES = {
     "kubernetes.URL": ("kubernetes", "URL"),
     "net.IP": ("net", "IP"),
     "net.CIDR": ("net", "CIDR"),
+    "kubernetes.NamedFormat": ("kubernetes", "NamedFormat"),
 }
 _FIELD = "__fakeapi_canonical"
 

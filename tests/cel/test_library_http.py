@@ -22,6 +22,7 @@ PROPERTIES = {
     "sizes": {"type": "array", "items": {"type": "integer"}},
     "zones": {"type": "array", "items": {"type": "string"}},
     "timeout": {"type": "string", "format": "duration"},
+    "label": {"type": "string", "maxLength": 63},
 }
 
 CASES = [
@@ -90,6 +91,13 @@ CASES = [
         "self.name.lowerAscii().startsWith('job-') && self.name.split('-').size() == 2",
         {"name": "JOB-1"},
         {"name": "job-1-2"},
+        None,
+    ),
+    (
+        "format",
+        "!format.dns1123Label().validate(self.label).hasValue() && format.named('uuid').hasValue()",
+        {"label": "job-1"},
+        {"label": "Job_1"},
         None,
     ),
     (

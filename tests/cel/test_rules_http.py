@@ -385,3 +385,26 @@ async def test_cel_bind_is_not_offered_to_crd_rules(client: RawClient) -> None:
         " | cel.bind(x, self.minReplicas, x > 0)\n"
         " | ..............................^"
     ), message
+
+
+async def test_an_optional_old_self_rule_runs_on_create_and_update(client: RawClient) -> None:
+    never_down = {
+        "rule": "!oldSelf.hasValue() || oldSelf.value().minReplicas <= self.minReplicas",
+        "optionalOldSelf": True,
+        "message": "minReplicas may not go down",
+    }
+    typo = {**never_down, "rule": "!oldSelf.hasValue() || oldSelf.value().minReplica <= self.minReplicas"}
+    refused = await client.post(CRDS, crd(schema=schema(typo)))
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"][0]["message"].endswith(
+        "compilation failed: ERROR: <input>:1:39: undefined field 'minReplica'\n"
+        " | !oldSelf.hasValue() || oldSelf.value().minReplica <= self.minReplicas\n"
+        " | ......................................^"
+    )
+    await setup(client, never_down)
+    assert (await client.post(JOBS, job(minReplicas=2))).status == 201
+    down = await client.patch(f"{JOBS}/job-1", {"spec": {"minReplicas": 1}}, content_type=MERGE)
+    assert down.status == 422
+    assert down.json()["details"]["causes"][0]["message"] == 'Invalid value: "object": minReplicas may not go down'
+    up = await client.patch(f"{JOBS}/job-1", {"spec": {"minReplicas": 3}}, content_type=MERGE)
+    assert up.status == 200, up.body
