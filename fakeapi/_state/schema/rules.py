@@ -47,11 +47,22 @@ def rule_causes(
         return [], []
     if any(cause.reason in _BLOCKING for cause in causes):
         return [_BLOCKED.cause()], []
-    from fakeapi._cel import rules_of
-
-    compiled = rules_of(schema)
+    compiled = _compiled_rules(schema)
     outcome = compiled.validate(obj, old, ratcheting=ratcheting) if old is not None else compiled.validate(obj)
     return [_cause(error) for error in outcome.errors], outcome.warnings
+
+
+def _compiled_rules(schema: Mapping[str, Any]) -> Any:
+    """``fakeapi._cel.rules_of``, imported on the first schema with rules (the CEL runtime loads then)."""
+    global _rules_of
+    if _rules_of is None:
+        from fakeapi._cel.validating import rules_of
+
+        _rules_of = rules_of
+    return _rules_of(schema)
+
+
+_rules_of: Any = None
 
 
 def _cause(error: RuleError) -> Cause:
