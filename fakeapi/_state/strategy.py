@@ -101,6 +101,7 @@ class Strategy:
             errors += validate_kube_finalizers(meta.get("finalizers"))
             errors += self.rules.create(obj)
         causes = field.causes(errors, store.registry.kube_version) + self.validate_content(rtype, obj)
+        causes += self.validate_rules(rtype, obj, None, "", causes)
         self._raise_if(rtype, name, causes)
 
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
@@ -193,6 +194,7 @@ class Strategy:
         causes = field.causes(errors, store.registry.kube_version) + self.validate_content(
             rtype, new, subresource=subresource
         )
+        causes += self.validate_rules(rtype, new, old, subresource, causes)
         self._raise_if(rtype, name, causes)
 
     def warnings_on_update(self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
@@ -245,6 +247,17 @@ class Strategy:
     # -- helpers ----------------------------------------------------------------------------------
 
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
+        return []
+
+    def validate_rules(
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        subresource: str,
+        causes: list[Cause],
+    ) -> list[Cause]:
+        """Hook for validation that runs last and sees the errors found before it (a CRD's CEL rules)."""
         return []
 
     def _names(self, rtype: ResourceType) -> NameRule:
@@ -318,13 +331,49 @@ class CustomResourceStrategy(Strategy):
             obj = without(obj, "status")
         return super().prepare_for_create(rtype, obj)
 
+    def __init__(self) -> None:
+        super().__init__()
+        # The warnings of the ratcheted rule errors of the update being validated, keyed by the stored object:
+        # the store asks for warnings right after validating, with no await in between.
+        self._ratcheted: tuple[int, list[str]] | None = None
+        # The stored object an update through the main resource is validated against (ratcheting), set only
+        # for the duration of that validation.
+        self._ratchet_against: dict[str, Any] | None = None
+
+    def validate_update(
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> None:
+        self._ratchet_against = old if not subresource else None
+        try:
+            super().validate_update(store, rtype, new, old, subresource)
+        finally:
+            self._ratchet_against = None
+
     def warnings_on_create(self, rtype: ResourceType, obj: dict[str, Any]) -> list[str]:
         return finalizer_warnings(metadata_of(obj).get("finalizers") or [])
 
     def warnings_on_update(self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
         before = set(metadata_of(old).get("finalizers") or [])
         added = sorted(f for f in metadata_of(new).get("finalizers") or [] if f not in before)
-        return finalizer_warnings(added)
+        ratcheted, self._ratcheted = self._ratcheted, None
+        rule_warnings = ratcheted[1] if ratcheted is not None and ratcheted[0] == id(old) else []
+        return rule_warnings + finalizer_warnings(added)
+
+    def validate_rules(
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        subresource: str,
+        causes: list[Cause],
+    ) -> list[Cause]:
+        self._ratcheted = None
+        if rtype.schema is None or subresource not in ("", "status"):
+            return []
+        found, warnings = schema.rule_causes(rtype.schema, obj, old, causes, ratcheting=not subresource)
+        if old is not None and warnings:
+            self._ratcheted = (id(old), warnings)
+        return found
 
     def _type_meta_causes(self, rtype: ResourceType, obj: dict[str, Any]) -> list[Cause]:
         causes = []
@@ -342,7 +391,12 @@ class CustomResourceStrategy(Strategy):
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
         if rtype.schema is None:
             return []
-        return schema.validate(obj, rtype.schema)
+        if subresource == "status":
+            # ``ValidateStatusUpdate`` checks the status alone, against the schema's status property.
+            if "status" not in obj:
+                return []
+            return schema.validate({"status": obj["status"]}, schema.status_only(rtype.schema))
+        return schema.validate(obj, rtype.schema, self._ratchet_against)
 
 
 class GenerationStrategy(Strategy):

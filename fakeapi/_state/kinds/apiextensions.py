@@ -14,6 +14,7 @@ from fakeapi._state.controllers import CRD_CLEANUP_FINALIZER
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.schema.crd_rules import crd_rule_errors
 from fakeapi._state.strategy import GenerationStrategy
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import go_value
@@ -38,6 +39,20 @@ class CustomResourceDefinitionStrategy(GenerationStrategy):
 
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
         return _crd_causes(obj)
+
+    def validate_rules(
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        subresource: str,
+        causes: list[Cause],
+    ) -> list[Cause]:
+        """The ``x-kubernetes-validations`` rules of the schemas: their fields, compilation and cost."""
+        if subresource:
+            return []
+        old_spec = (old or {}).get("spec") if old is not None else None
+        return field.causes(crd_rule_errors(obj.get("spec") or {}, old_spec if isinstance(old_spec, dict) else None))
 
     def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         store.registry.register_crd(obj)

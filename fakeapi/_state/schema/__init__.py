@@ -14,6 +14,7 @@ The request pipeline for a CR body, step by step (apiextensions-apiserver ``cust
 - :func:`validate` (:mod:`.validating`): kube-openapi's ``SchemaValidator`` mapped to field errors, then the
   embedded-resource checks of ``objectmeta.Validate`` (:mod:`.embedded_validation`), with Go's spellings of
   values in messages (:mod:`.messages`) and strfmt's formats (:mod:`.formats`).
+- :func:`rule_causes` (:mod:`.rules`): the ``x-kubernetes-validations`` CEL rules, last (:mod:`fakeapi._cel`).
 
 These run on every write, so none of them copies the object up front: each returns its input itself when
 nothing changes and otherwise copies only the containers on the way to a change, never changing the input. What
@@ -26,7 +27,8 @@ from __future__ import annotations
 from fakeapi._state.schema.defaulting import apply_defaults, drop_nulls_without_defaults
 from fakeapi._state.schema.embedded import embedded_coercion_error
 from fakeapi._state.schema.pruning import prune
-from fakeapi._state.schema.structural import Schema
+from fakeapi._state.schema.rules import rule_causes
+from fakeapi._state.schema.structural import Schema, status_only
 from fakeapi._state.schema.validating import validate
 
 __all__ = [
@@ -35,5 +37,7 @@ __all__ = [
     "drop_nulls_without_defaults",
     "embedded_coercion_error",
     "prune",
+    "rule_causes",
+    "status_only",
     "validate",
 ]

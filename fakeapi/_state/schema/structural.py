@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["Node", "Schema", "compiled", "fresh", "key_path", "replaced_items"]
+__all__ = ["Node", "Schema", "compiled", "fresh", "key_path", "replaced_items", "status_only"]
 
 Schema = Mapping[str, Any]
 
@@ -129,6 +129,23 @@ def compiled(schema: Schema) -> Node:
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
     return node
+
+
+_status_schemas: dict[int, tuple[Schema, Schema]] = {}
+
+
+def status_only(schema: Schema) -> Schema:
+    """The schema with only its ``status`` property, kept per schema so that it compiles once."""
+    hit = _status_schemas.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    properties = schema.get("properties")
+    status = properties.get("status") if isinstance(properties, Mapping) else None
+    narrowed: Schema = {"type": "object", "properties": {"status": status}} if isinstance(status, Mapping) else {}
+    if len(_status_schemas) > _CACHE_SIZE:
+        _status_schemas.clear()
+    _status_schemas[id(schema)] = (schema, narrowed)
+    return narrowed
 
 
 def fresh(default: Any) -> Any:

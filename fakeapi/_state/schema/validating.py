@@ -31,13 +31,24 @@ __all__ = ["validate"]
 _MAX_JSON_INTEGER = float((1 << 53) - 1)
 
 
-def validate(obj: dict[str, Any], schema: Schema | None) -> list[Cause]:
-    """The schema's field errors for a pruned, defaulted object, then those of its embedded resources."""
+# No old value to ratchet against: a create, a /status write, or a value with no correlated old one.
+_NO_OLD: Any = object()
+
+
+def validate(obj: dict[str, Any], schema: Schema | None, old: dict[str, Any] | None = None) -> list[Cause]:
+    """The schema's field errors for a pruned, defaulted object, then those of its embedded resources.
+
+    With ``old`` (an update through the main resource), validation ratchets as ``CRDValidationRatcheting``
+    (on by default since 1.30) makes it (apiextensions-apiserver ``pkg/apiserver/validation/ratcheting.go``):
+    a value equal to its correlated old value (the same property, the same map key, the item with the same
+    keys of a ``x-kubernetes-list-type: map`` list; never the root's apiVersion and kind) is not validated, its
+    errors being only warnings the apiserver does not return.
+    """
     if schema is None:
         return []
     causes: list[Cause] = []
     node = compiled(schema)
-    _validate_value(obj, node, "", causes)
+    _validate_value(obj, node, "", causes, _NO_OLD if old is None else old)
     validate_embedded(obj, node, "", causes)
     return causes
 
@@ -80,7 +91,9 @@ def _new_plan(node: Node) -> _Plan:
     return plan
 
 
-def _validate_value(value: Any, node: Node, path: str, causes: list[Cause]) -> None:
+def _validate_value(value: Any, node: Node, path: str, causes: list[Cause], old: Any = _NO_OLD) -> None:
+    if old is not _NO_OLD and _go_equal(value, old):
+        return
     plan: _Plan = node.validation or _new_plan(node)
     schema = node.raw
     if value is None:
@@ -100,11 +113,11 @@ def _validate_value(value: Any, node: Node, path: str, causes: list[Cause]) -> N
         if plan.number:
             _check_number(value, schema, path, causes)
     elif isinstance(value, list):
-        _check_list(value, node, path, causes)
+        _check_list(value, node, path, causes, old)
     if plan.enum:
         _check_enum(value, schema, path, causes)
     if isinstance(value, dict):
-        _check_object(value, node, path, causes)
+        _check_object(value, node, path, causes, old, root=not path)
 
 
 def _json_type(value: Any) -> tuple[str, str]:
@@ -227,12 +240,26 @@ def _go_equal(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
-def _check_list(value: list[Any], node: Node, path: str, causes: list[Cause]) -> None:
+def _correlated_item(schema: Schema, item: Any, old: Any) -> Any:
+    """The old item with the same keys, in a ``x-kubernetes-list-type: map`` list only."""
+    keys = schema.get("x-kubernetes-list-map-keys")
+    if old is _NO_OLD or not isinstance(old, list) or schema.get("x-kubernetes-list-type") != "map":
+        return _NO_OLD
+    if not isinstance(keys, list) or not isinstance(item, dict):
+        return _NO_OLD
+    wanted = [item.get(key, _NO_OLD) for key in keys]
+    for candidate in old:
+        if isinstance(candidate, dict) and [candidate.get(key, _NO_OLD) for key in keys] == wanted:
+            return candidate
+    return _NO_OLD
+
+
+def _check_list(value: list[Any], node: Node, path: str, causes: list[Cause], old: Any = _NO_OLD) -> None:
     schema = node.raw
     items = node.items
     if items is not None:
         for index, item in enumerate(value):
-            _validate_value(item, items, f"{path}[{index}]", causes)
+            _validate_value(item, items, f"{path}[{index}]", causes, _correlated_item(schema, item, old))
     size = len(value)
     min_items = schema.get("minItems")
     if isinstance(min_items, int) and size < min_items:
@@ -282,7 +309,15 @@ def _check_enum(value: Any, schema: Schema, path: str, causes: list[Cause]) -> N
     causes.append(field_errors.not_supported(field(path), value, texts).cause())
 
 
-def _check_object(value: dict[str, Any], node: Node, path: str, causes: list[Cause]) -> None:
+def _old_key(old: Any, key: str, root: bool) -> Any:
+    if old is _NO_OLD or not isinstance(old, dict) or (root and key in ("apiVersion", "kind")):
+        return _NO_OLD
+    return old.get(key, _NO_OLD)
+
+
+def _check_object(
+    value: dict[str, Any], node: Node, path: str, causes: list[Cause], old: Any = _NO_OLD, *, root: bool = False
+) -> None:
     schema = node.raw
     count = len(value)
     min_properties = schema.get("minProperties")
@@ -299,10 +334,10 @@ def _check_object(value: dict[str, Any], node: Node, path: str, causes: list[Cau
     if extra is not None:
         for key, item in value.items():
             if key not in properties:
-                _validate_value(item, extra, f"{path}.{key}", causes)
+                _validate_value(item, extra, f"{path}.{key}", causes, _old_key(old, key, root))
     for name, prop in properties.items():
         if prop is not None and name in value:
-            _validate_value(value[name], prop, key_path(path, name), causes)
+            _validate_value(value[name], prop, key_path(path, name), causes, _old_key(old, name, root))
     required = schema.get("required")
     for name in required if isinstance(required, list) else []:
         if name not in value:
