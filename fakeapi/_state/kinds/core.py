@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, defaults, namespace_content
+from fakeapi._state.admission.plugins import PRIORITY, SERVICE_ACCOUNT
 from fakeapi._state.defaults.allocation import keep_allocated_values
 from fakeapi._state.defaults.cluster import (
     limit_range_defaults,
@@ -168,8 +169,11 @@ class PodStrategy(Strategy):
     found its namespace."""
 
     def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
-        self._check_namespace(store, rtype, {**obj, "metadata": {**metadata_of(obj), "namespace": namespace}})
-        return admit_pod_priority(store, admit_pod(store, namespace, obj))
+        if SERVICE_ACCOUNT in store.admission_plugins:
+            obj = admit_pod(store, namespace, obj)
+        if PRIORITY in store.admission_plugins:
+            obj = admit_pod_priority(store, obj)
+        return obj
 
 
 class NamespaceContentStrategy(Strategy):

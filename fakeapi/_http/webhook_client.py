@@ -1,0 +1,127 @@
+"""The apiserver's HTTP call to an admission webhook: aiohttp, TLS trusting the ``caBundle``.
+
+The server's :data:`~fakeapi._state.admission.WebhookCaller`: one POST of the AdmissionReview with
+the headers client-go sends (``Content-Type: application/json``, ``Accept: application/json, */*``,
+``User-Agent: kube-apiserver-admission``), to the address the call names, the TLS server name
+checked against the webhook's certificate (a service reference's ``<name>.<namespace>.svc``), and
+the ``caBundle`` as the only trusted root when there is one (``rest.TLSConfigFor``). Failures are
+raised with Go's words for them (``dial tcp 127.0.0.1:9443: connect: connection refused``, ``EOF``,
+``tls: failed to verify certificate: x509: certificate signed by unknown authority``), which the
+dispatcher puts after ``Post "<url>": `` (docs/admission.md).
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import socket
+import ssl
+
+import aiohttp
+
+from fakeapi._state.admission import CallFailed, HTTPAnswer, TransportError, WebhookCall
+
+__all__ = ["WebhookClient"]
+
+_HEADERS = {
+    "Accept": "application/json, */*",
+    "Content-Type": "application/json",
+    "User-Agent": "kube-apiserver-admission",
+}
+
+
+def _dialled_address(host: str, port: int) -> str:
+    """What Go's dialler names in its error: the address it dialled (a host name resolved)."""
+    try:
+        ipaddress.ip_address(host)
+        address = host
+    except ValueError:
+        try:
+            address = str(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0])
+        except OSError:
+            address = host
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
+class WebhookClient:
+    """Calls webhooks over a pool of connections kept for the server's life (``close`` ends it)."""
+
+    def __init__(self) -> None:
+        self._session: aiohttp.ClientSession | None = None
+        self._contexts: dict[bytes, ssl.SSLContext] = {}
+
+    def _context(self, ca_bundle: bytes) -> ssl.SSLContext:
+        context = self._contexts.get(ca_bundle)
+        if context is None:
+            if ca_bundle:
+                # The bundle alone is trusted, as Go's RootCAs pool: no system roots beside it.
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+                try:
+                    context.load_verify_locations(cadata=ca_bundle.decode("ascii", "replace"))
+                except (ssl.SSLError, ValueError):
+                    raise CallFailed(
+                        "could not get REST client: unable to load root certificates: unable to parse bytes as PEM block"
+                    ) from None
+            else:
+                context = ssl.create_default_context()
+            self._contexts[ca_bundle] = context
+        return context
+
+    async def __call__(self, call: WebhookCall) -> HTTPAnswer:
+        scheme = call.url.split("://", 1)[0]
+        context = self._context(call.ca_bundle) if scheme == "https" else None
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0), auto_decompress=True, skip_auto_headers=("User-Agent",)
+            )
+        path_and_query = call.url.split("://", 1)[1].partition("/")[2]
+        host = f"[{call.host}]" if ":" in call.host else call.host
+        target = f"{scheme}://{host}:{call.port}/{path_and_query}"
+        authority = call.url.split("://", 1)[1].split("/", 1)[0].split("?", 1)[0]
+        headers = {**_HEADERS, "Host": authority}
+        try:
+            async with self._session.post(
+                target,
+                data=call.body,
+                headers=headers,
+                ssl=context if context is not None else False,
+                server_hostname=call.server_name if context is not None else None,
+                allow_redirects=False,
+            ) as response:
+                body = await response.read()
+                return HTTPAnswer(response.status, response.headers.get("Content-Type", ""), body)
+        except aiohttp.ClientConnectorCertificateError as error:
+            raise TransportError(_certificate_error(error.certificate_error, call.server_name)) from None
+        except aiohttp.ClientConnectorSSLError:
+            raise TransportError("http: server gave HTTP response to HTTPS client") from None
+        except aiohttp.ClientConnectorDNSError:
+            raise TransportError(f"dial tcp: lookup {call.host}: no such host") from None
+        except aiohttp.ClientConnectorError as error:
+            address = _dialled_address(call.host, call.port)
+            if error.os_error.errno == errno.ECONNREFUSED:
+                raise TransportError(f"dial tcp {address}: connect: connection refused") from None
+            reason = (error.os_error.strerror or str(error.os_error)).lower()
+            raise TransportError(f"dial tcp {address}: connect: {reason}") from None
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError):
+            raise TransportError("EOF") from None
+        except aiohttp.ClientResponseError as error:
+            raise TransportError(f"net/http: HTTP/1.x transport connection broken: {error.message}") from None
+        except aiohttp.ClientOSError as error:
+            if isinstance(error.__cause__, ssl.SSLError) or "SSL" in str(error):
+                raise TransportError("http: server gave HTTP response to HTTPS client") from None
+            raise TransportError("EOF") from None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+def _certificate_error(error: Exception, server_name: str) -> str:
+    """Go's words for a certificate the client refused."""
+    text = str(error)
+    if "Hostname mismatch" in text or "IP address mismatch" in text:
+        return f"tls: failed to verify certificate: x509: certificate is not valid for {server_name}"
+    if "expired" in text:
+        return "tls: failed to verify certificate: x509: certificate has expired or is not yet valid"
+    return "tls: failed to verify certificate: x509: certificate signed by unknown authority"

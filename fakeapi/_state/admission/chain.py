@@ -1,0 +1,83 @@
+"""The admission chain of one server: mutating admission, then (after the registry's rules) validating admission.
+
+``pkg/admission/chain.go`` runs the enabled plugins in kube-apiserver's order; ``reinvocation.go``
+runs the mutating ones a second time when a webhook changed the object. Here the in-process plugins
+of a create (NamespaceLifecycle, ServiceAccount, Priority: ``Store.admit``) run first, then the
+mutating webhooks; when a webhook changed the object both run again, the webhooks only for those
+with ``reinvocationPolicy: IfNeeded`` called before the change (``reinvocationcontext.go``).
+Validating webhooks run after the object has been defaulted and validated, just before it is
+stored (docs/admission.md).
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any
+
+from fakeapi._state.admission.attributes import CREATE, Attributes
+from fakeapi._state.admission.calling import ServiceAddresses, WebhookCaller
+from fakeapi._state.admission.configurations import MUTATING, VALIDATING, webhooks_of
+from fakeapi._state.admission.dispatching import MutationRound, WebhookContext, mutate, validate
+from fakeapi._state.admission.matching import exempt
+from fakeapi._state.admission.plugins import MUTATING_WEBHOOK, VALIDATING_WEBHOOK
+from fakeapi._state.storeview import StoreView
+
+__all__ = ["AdmissionChain"]
+
+
+class AdmissionChain:
+    """Admission as one server runs it; ``caller`` makes the webhooks' HTTP calls."""
+
+    def __init__(
+        self, store: StoreView, caller: WebhookCaller, service_addresses: ServiceAddresses | None = None, seed: int = 0
+    ) -> None:
+        self.store = store
+        self.caller = caller
+        self.service_addresses: ServiceAddresses = dict(service_addresses or {})
+        self._random = random.Random(seed) if seed else None
+
+    def _new_uid(self) -> str:
+        """``uuid.NewUUID``: a time-based uuid; from the seed when the server has one, so runs replay."""
+        if self._random is None:
+            return str(uuid.uuid1())
+        return str(uuid.UUID(int=self._random.getrandbits(128), version=1))
+
+    def _context(self, warnings: list[str]) -> WebhookContext:
+        return WebhookContext(self.store, self.caller, self.service_addresses, warnings, self._new_uid)
+
+    def _in_process(self, attributes: Attributes, obj: dict[str, Any] | None) -> dict[str, Any] | None:
+        if attributes.operation == CREATE and obj is not None and not attributes.subresource:
+            return self.store.admit(attributes.rtype, attributes.namespace, obj)
+        return obj
+
+    async def admit(self, attributes: Attributes, warnings: list[str]) -> dict[str, Any] | None:
+        """Mutating admission: the object to prepare and validate, or the refusal (:class:`APIError`)."""
+        obj = self._in_process(attributes, attributes.object)
+        if MUTATING_WEBHOOK not in self.store.admission_plugins or exempt(attributes):
+            return obj
+        hooks = webhooks_of(self.store, MUTATING)
+        if not hooks:
+            return obj
+        if obj is not None and attributes.operation == CREATE:
+            obj = attributes.rtype.default(obj, creating=True)
+        state = MutationRound()
+        context = self._context(warnings)
+        obj = await mutate(context, hooks, attributes.with_object(obj), state)
+        if state.should_reinvoke:
+            state.reinvoke = True
+            obj = self._in_process(attributes, obj)
+            obj = await mutate(context, hooks, attributes.with_object(obj), state)
+        return obj
+
+    def validates(self, attributes: Attributes) -> bool:
+        """Whether validating admission may have to wait for a webhook (else :meth:`validate` has nothing to do)."""
+        if VALIDATING_WEBHOOK not in self.store.admission_plugins or exempt(attributes):
+            return False
+        return bool(webhooks_of(self.store, VALIDATING))
+
+    async def validate(self, attributes: Attributes, warnings: list[str]) -> None:
+        """Validating admission of the object about to be stored (``attributes.object``)."""
+        if not self.validates(attributes):
+            return
+        await validate(self._context(warnings), webhooks_of(self.store, VALIDATING), attributes)
