@@ -12,12 +12,14 @@ dispatcher puts after ``Post "<url>": `` (docs/admission.md).
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import ipaddress
 import socket
 import ssl
 
 import aiohttp
+from cryptography import x509
 
 from fakeapi._state.admission import CallFailed, HTTPAnswer, TransportError, WebhookCall
 
@@ -91,7 +93,11 @@ class WebhookClient:
                 body = await response.read()
                 return HTTPAnswer(response.status, response.headers.get("Content-Type", ""), body)
         except aiohttp.ClientConnectorCertificateError as error:
-            raise TransportError(_certificate_error(error.certificate_error, call.server_name)) from None
+            text = str(error.certificate_error)
+            if "Hostname mismatch" in text or "IP address mismatch" in text:
+                names = await _names_of_certificate(call.host, call.port)
+                raise TransportError(_hostname_error(names, call.server_name)) from None
+            raise TransportError(_certificate_error(text)) from None
         except aiohttp.ClientConnectorSSLError:
             raise TransportError("http: server gave HTTP response to HTTPS client") from None
         except aiohttp.ClientConnectorDNSError:
@@ -117,11 +123,51 @@ class WebhookClient:
             self._session = None
 
 
-def _certificate_error(error: Exception, server_name: str) -> str:
-    """Go's words for a certificate the client refused."""
-    text = str(error)
-    if "Hostname mismatch" in text or "IP address mismatch" in text:
-        return f"tls: failed to verify certificate: x509: certificate is not valid for {server_name}"
+def _certificate_error(text: str) -> str:
+    """Go's words for a certificate no trusted root signed, or one out of its validity."""
     if "expired" in text:
         return "tls: failed to verify certificate: x509: certificate has expired or is not yet valid"
     return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+
+
+async def _names_of_certificate(host: str, port: int) -> tuple[list[str], list[str]] | None:
+    """The DNS and IP names of the certificate the server presents (read without verifying it)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        _, writer = await asyncio.open_connection(host, port, ssl=context)
+    except OSError:
+        return None
+    try:
+        transport_ssl = writer.get_extra_info("ssl_object")
+        der = transport_ssl.getpeercert(binary_form=True) if transport_ssl is not None else None
+    finally:
+        writer.close()
+    if der is None:
+        return None
+    certificate = x509.load_der_x509_certificate(der)
+    try:
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return ([], [])
+    return names.get_values_for_type(x509.DNSName), [str(ip) for ip in names.get_values_for_type(x509.IPAddress)]
+
+
+def _hostname_error(names: tuple[list[str], list[str]] | None, server_name: str) -> str:
+    """``x509.HostnameError``: the names the certificate is valid for, and the one that was wanted."""
+    prefix = "tls: failed to verify certificate: x509: "
+    if names is None:
+        return prefix + f"certificate is not valid for any names, but wanted to match {server_name}"
+    dns_names, addresses = names
+    try:
+        ipaddress.ip_address(server_name)
+    except ValueError:
+        valid = ", ".join(dns_names)
+    else:
+        if not addresses:
+            return prefix + f"cannot validate certificate for {server_name} because it doesn't contain any IP SANs"
+        valid = ", ".join(addresses)
+    if not valid:
+        return prefix + f"certificate is not valid for any names, but wanted to match {server_name}"
+    return prefix + f"certificate is valid for {valid}, not {server_name}"

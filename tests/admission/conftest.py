@@ -38,8 +38,8 @@ def json_patch(operations: list[dict[str, Any]], **response: Any) -> Callable[[d
 class WebhookServer:
     """Serves every path; each path answers with the function set for it, and records what came."""
 
-    def __init__(self) -> None:
-        self.certificates = generate_certificates("127.0.0.1")
+    def __init__(self, name: str = "127.0.0.1") -> None:
+        self.certificates = generate_certificates(name)
         self.answers: dict[str, Any] = {}
         self.received: list[tuple[str, dict[str, Any], dict[str, str]]] = []
         self.raw: list[bytes] = []

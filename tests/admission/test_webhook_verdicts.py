@@ -20,7 +20,9 @@ def configmap(name: str = "cm", **data: str) -> dict[str, object]:
 
 async def test_a_validating_webhook_refusal_is_the_apiservers_status(client: RawClient, hooks: WebhookServer) -> None:
     hooks.answers["/deny"] = allow(allowed=False, status={"message": "no configmaps today", "code": 403})
-    config = configuration("ValidatingWebhookConfiguration", "v", webhook("deny.example.com", hooks.client_config("/deny")))
+    config = configuration(
+        "ValidatingWebhookConfiguration", "v", webhook("deny.example.com", hooks.client_config("/deny"))
+    )
     assert (await client.post(VALIDATING, config)).status == 201
     reply = await client.post(CONFIGMAPS, configmap())
     assert reply.status == 403
@@ -36,16 +38,196 @@ async def test_a_validating_webhook_refusal_is_the_apiservers_status(client: Raw
 
 
 async def test_a_mutating_webhook_patch_is_stored(client: RawClient, hooks: WebhookServer) -> None:
-    hooks.answers["/mutate"] = json_patch([{"op": "add", "path": "/data/added", "value": "yes"}], warnings=["mutated it"])
-    config = configuration("MutatingWebhookConfiguration", "m", webhook("add.example.com", hooks.client_config("/mutate")))
+    hooks.answers["/mutate"] = json_patch(
+        [{"op": "add", "path": "/data/added", "value": "yes"}], warnings=["mutated it"]
+    )
+    config = configuration(
+        "MutatingWebhookConfiguration", "m", webhook("add.example.com", hooks.client_config("/mutate"))
+    )
     assert (await client.post(MUTATING, config)).status == 201
     reply = await client.post(CONFIGMAPS, configmap(a="1"))
     assert reply.status == 201, reply.body
     assert reply.json()["data"] == {"a": "1", "added": "yes"}
     assert reply.warnings == ['299 - "mutated it"']
-    (path, review, headers), = hooks.received
+    ((path, review, headers),) = hooks.received
     request = review["request"]
     assert request["operation"] == "CREATE"
     assert request["oldObject"] is None
     assert request["object"]["data"] == {"a": "1"}
     assert request["options"] == {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}
+
+
+async def register(client: RawClient, kind: str, name: str, *webhooks: dict[str, object]) -> None:
+    path = VALIDATING if kind == "ValidatingWebhookConfiguration" else MUTATING
+    reply = await client.post(path, configuration(kind, name, *webhooks))
+    assert reply.status == 201, reply.body
+
+
+async def test_update_patch_and_delete_carry_their_operation_objects_and_options(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    assert (await client.post(CONFIGMAPS, configmap(a="1"))).status == 201
+    hooks.answers["/v"] = allow()
+    await register(client, "ValidatingWebhookConfiguration", "v", webhook("v.example.com", hooks.client_config("/v")))
+    patched = await client.patch(
+        f"{CONFIGMAPS}/cm?fieldManager=me", {"data": {"a": "2"}}, content_type="application/merge-patch+json"
+    )
+    assert patched.status == 200
+    deleted = await client.delete(f"{CONFIGMAPS}/cm")
+    assert deleted.status == 200
+    (_, update, headers), (_, delete, _) = hooks.received
+    request = update["request"]
+    assert (request["operation"], request["name"], request["namespace"]) == ("UPDATE", "cm", "default")
+    assert request["object"]["data"] == {"a": "2"}
+    assert request["oldObject"]["data"] == {"a": "1"}
+    assert request["options"] == {"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "me"}
+    assert request["kind"] == request["requestKind"] == {"group": "", "version": "v1", "kind": "ConfigMap"}
+    assert request["resource"] == request["requestResource"] == {"group": "", "version": "v1", "resource": "configmaps"}
+    assert request["dryRun"] is False
+    assert request["userInfo"]["username"] == "system:anonymous"
+    assert headers["Content-Type"] == "application/json"
+    assert headers["User-Agent"] == "kube-apiserver-admission"
+    request = delete["request"]
+    assert request["operation"] == "DELETE"
+    assert request["object"] is None
+    assert request["oldObject"]["data"] == {"a": "2"}
+    assert request["options"] == {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    assert list(update) == ["kind", "apiVersion", "request"]
+    assert list(request) == [
+        "uid",
+        "kind",
+        "resource",
+        "requestKind",
+        "requestResource",
+        "name",
+        "namespace",
+        "operation",
+        "userInfo",
+        "object",
+        "oldObject",
+        "dryRun",
+        "options",
+    ]
+
+
+async def test_a_mutating_webhook_sees_a_delete_without_any_object(client: RawClient, hooks: WebhookServer) -> None:
+    assert (await client.post(CONFIGMAPS, configmap())).status == 201
+    hooks.answers["/m"] = allow()
+    await register(client, "MutatingWebhookConfiguration", "m", webhook("m.example.com", hooks.client_config("/m")))
+    assert (await client.delete(f"{CONFIGMAPS}/cm")).status == 200
+    assert (await client.delete(f"{CONFIGMAPS}/gone")).status == 404
+    requests = [review["request"] for _, review, _ in hooks.received]
+    assert [(r["operation"], r["name"], r["object"], r["oldObject"]) for r in requests] == [
+        ("DELETE", "cm", None, None),
+        ("DELETE", "gone", None, None),
+    ]
+
+
+async def test_a_status_write_is_the_status_subresource(client: RawClient, hooks: WebhookServer) -> None:
+    pods = "/api/v1/namespaces/default/pods"
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "x"}]},
+    }
+    assert (await client.post(pods, pod)).status == 201
+    hooks.answers["/status"] = allow(allowed=False, status={"reason": "NoStatusForYou"})
+    await register(
+        client,
+        "ValidatingWebhookConfiguration",
+        "v",
+        webhook("status.example.com", hooks.client_config("/status"), resources=["pods/status"]),
+    )
+    assert (
+        await client.patch(f"{pods}/p", {"metadata": {"labels": {"a": "b"}}}, "application/merge-patch+json")
+    ).status == 200
+    reply = await client.patch(f"{pods}/p/status", {"status": {"message": "hi"}}, "application/merge-patch+json")
+    assert reply.status == 400
+    assert reply.json()["message"] == 'admission webhook "status.example.com" denied the request: NoStatusForYou'
+    assert reply.json()["reason"] == "NoStatusForYou"
+    ((_, review, _),) = hooks.received
+    assert review["request"]["subResource"] == review["request"]["requestSubResource"] == "status"
+    assert review["request"]["kind"]["kind"] == "Pod"
+
+
+async def test_selectors_choose_the_webhooks(client: RawClient, hooks: WebhookServer) -> None:
+    namespaces = "/api/v1/namespaces"
+    assert (
+        await client.post(
+            namespaces,
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "guarded", "labels": {"guard": "on"}}},
+        )
+    ).status == 201
+    hooks.answers["/ns"] = allow(allowed=False, status={"message": "namespace guard"})
+    hooks.answers["/obj"] = allow(allowed=False, status={"message": "object guard"})
+    await register(
+        client,
+        "ValidatingWebhookConfiguration",
+        "v",
+        webhook("ns.example.com", hooks.client_config("/ns"), namespaceSelector={"matchLabels": {"guard": "on"}}),
+        webhook(
+            "obj.example.com",
+            hooks.client_config("/obj"),
+            objectSelector={"matchExpressions": [{"key": "guard", "operator": "Exists"}]},
+        ),
+    )
+    assert (await client.post(CONFIGMAPS, configmap())).status == 201
+    guarded = await client.post(f"{namespaces}/guarded/configmaps", configmap())
+    assert guarded.json()["message"] == 'admission webhook "ns.example.com" denied the request: namespace guard'
+    labelled = {**configmap("l"), "metadata": {"name": "l", "labels": {"guard": ""}}}
+    refused = await client.post(CONFIGMAPS, labelled)
+    assert refused.json()["message"] == 'admission webhook "obj.example.com" denied the request: object guard'
+    assert [path for path, _, _ in hooks.received] == ["/ns", "/obj"]
+
+
+async def test_mutating_webhooks_run_in_configuration_name_order_and_are_reinvoked_if_needed(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    hooks.answers["/first"] = allow()
+    hooks.answers["/second"] = json_patch([{"op": "add", "path": "/data/second", "value": "x"}])
+    # Named so that the configuration holding "first" sorts before the one holding "second".
+    await register(
+        client, "MutatingWebhookConfiguration", "b", webhook("second.example.com", hooks.client_config("/second"))
+    )
+    await register(
+        client,
+        "MutatingWebhookConfiguration",
+        "a",
+        webhook("first.example.com", hooks.client_config("/first"), reinvocationPolicy="IfNeeded"),
+    )
+    reply = await client.post(CONFIGMAPS, configmap(a="1"))
+    assert reply.status == 201
+    assert [path for path, _, _ in hooks.received] == ["/first", "/second", "/first"]
+    assert hooks.received[2][1]["request"]["object"]["data"] == {"a": "1", "second": "x"}
+
+
+async def test_a_patch_to_a_field_the_typed_object_omits_is_the_patch_error(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    hooks.answers["/m"] = json_patch([{"op": "add", "path": "/data/x", "value": "y"}])
+    await register(client, "MutatingWebhookConfiguration", "m", webhook("m.example.com", hooks.client_config("/m")))
+    reply = await client.post(CONFIGMAPS, configmap())
+    assert reply.status == 500
+    text = 'add operation does not apply: doc is missing path: "/data/x": missing value'
+    assert reply.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": f"Internal error occurred: {text}",
+        "reason": "InternalError",
+        "details": {"causes": [{"message": text}]},
+        "code": 500,
+    }
+
+
+async def test_writes_of_webhook_configurations_never_call_webhooks(client: RawClient, hooks: WebhookServer) -> None:
+    hooks.answers["/all"] = allow(allowed=False)
+    all_resources = webhook("all.example.com", hooks.client_config("/all"), resources=["*"], groups=["*"])
+    await register(client, "ValidatingWebhookConfiguration", "v", all_resources)
+    await register(client, "ValidatingWebhookConfiguration", "w", all_resources)
+    refused = await client.post(CONFIGMAPS, configmap())
+    assert refused.status == 400
+    assert refused.json()["message"] == 'admission webhook "all.example.com" denied the request without explanation'
+    assert len(hooks.received) == 2
