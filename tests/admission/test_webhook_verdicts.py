@@ -49,7 +49,7 @@ async def test_a_mutating_webhook_patch_is_stored(client: RawClient, hooks: Webh
     assert reply.status == 201, reply.body
     assert reply.json()["data"] == {"a": "1", "added": "yes"}
     assert reply.warnings == ['299 - "mutated it"']
-    ((path, review, headers),) = hooks.received
+    ((_, review, _),) = hooks.received
     request = review["request"]
     assert request["operation"] == "CREATE"
     assert request["oldObject"] is None
