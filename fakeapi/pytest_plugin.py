@@ -35,7 +35,9 @@ Fixtures
         The session's :class:`~fakeapi.server.FakeAPIServer` itself, for session fixtures that
         need its URL; what they load there is gone once a test takes ``fakeapi``.
         ``fakeapi_server_options`` (session scope, ``{}`` by default) holds the keyword arguments
-        it is built with; override it in a conftest to change them.
+        it is built with; override it in a conftest to change them (``enable_admission_plugins``,
+        ``disable_admission_plugins`` and ``webhook_services`` are kube-apiserver's admission
+        switches and where Services' webhooks listen: docs/admission.md).
 
 Settings (ini)
     ``fakeapi_namespace_controllers`` (bool, true by default): whether every namespace gets the

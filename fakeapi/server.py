@@ -426,6 +426,11 @@ class FakeAPIServer:
         """
         self._state.set_webhook_caller(caller)
 
+    def set_webhook_services(self, services: Mapping[str, str]) -> None:
+        """Replace the ``webhook_services`` map (``{"namespace/name[:port]": "host:port"}``), e.g. once
+        a test's webhook server knows its port; a bad entry is a ``ValueError``."""
+        self._state.admission.service_addresses = parse_webhook_services(services)
+
     @property
     def admission_plugins(self) -> frozenset[str]:
         """The admission plugins on (kube-apiserver's names)."""

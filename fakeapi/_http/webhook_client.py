@@ -17,6 +17,7 @@ import errno
 import ipaddress
 import socket
 import ssl
+from pathlib import Path
 
 import aiohttp
 from cryptography import x509
@@ -101,7 +102,7 @@ class WebhookClient:
         except aiohttp.ClientConnectorSSLError:
             raise TransportError("http: server gave HTTP response to HTTPS client") from None
         except aiohttp.ClientConnectorDNSError:
-            raise TransportError(f"dial tcp: lookup {call.host}: no such host") from None
+            raise TransportError(f"dial tcp: lookup {call.host}{_resolver_suffix()}: no such host") from None
         except aiohttp.ClientConnectorError as error:
             address = _dialled_address(call.host, call.port)
             if error.os_error.errno == errno.ECONNREFUSED:
@@ -121,6 +122,20 @@ class WebhookClient:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _resolver_suffix() -> str:
+    """Go's own resolver (kube-apiserver is built without cgo) names the name server it asked."""
+    try:
+        lines = Path("/etc/resolv.conf").read_text().splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 2 and fields[0] == "nameserver":
+            server = fields[1]
+            return f" on [{server}]:53" if ":" in server else f" on {server}:53"
+    return ""
 
 
 def _certificate_error(text: str) -> str:
