@@ -83,6 +83,9 @@ class StoreView(Protocol):
     def admission_plugins(self) -> frozenset[str]: ...
 
     @property
+    def revision(self) -> int: ...
+
+    @property
     def namespace_controllers(self) -> bool: ...
 
     @property

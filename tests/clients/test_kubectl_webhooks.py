@@ -29,7 +29,11 @@ async def policy(call: WebhookCall) -> WebhookAnswer:
     request = json.loads(call.body)["request"]
     response: dict[str, object] = {"uid": request["uid"], "allowed": True, "warnings": ["configmaps are audited"]}
     if request["name"].startswith("bad-"):
-        response = {"uid": request["uid"], "allowed": False, "status": {"code": 403, "message": "bad names are refused"}}
+        response = {
+            "uid": request["uid"],
+            "allowed": False,
+            "status": {"code": 403, "message": "bad names are refused"},
+        }
     review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}
     return WebhookAnswer(200, "application/json", json.dumps(review).encode())
 
@@ -71,7 +75,7 @@ def test_kubectl_prints_a_webhook_that_cannot_be_called(server: FakeAPIServer, t
     manifest = tmp_path / "policy.yaml"
     manifest.write_text(VALIDATING.replace("https://policy.example/", "https://policy.invalid/"))
     assert run_kubectl(kubeconfig, tmp_path, "apply", "-f", str(manifest))[0] == 0
-    code, out, err = run_kubectl(kubeconfig, tmp_path, "create", "configmap", "any")
+    code, _, err = run_kubectl(kubeconfig, tmp_path, "create", "configmap", "any")
     assert code == 1
     assert err == (
         'error: failed to create configmap: Internal error occurred: failed calling webhook "policy.example.com": '

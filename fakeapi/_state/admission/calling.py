@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -77,10 +78,22 @@ def _ca_bundle(config: Mapping[str, Any]) -> bytes:
     raw = config.get("caBundle")
     if not isinstance(raw, str) or not raw:
         return b""
+    return _decoded_bundle(raw)
+
+
+@functools.lru_cache(maxsize=64)
+def _decoded_bundle(raw: str) -> bytes:
     try:
         return base64.b64decode(raw, validate=True)
     except (binascii.Error, ValueError):
         return raw.encode()
+
+
+@functools.lru_cache(maxsize=256)
+def _split_url(raw_url: str) -> tuple[str, str, str, int | None, str]:
+    """Scheme, authority, host name, port and cleaned path of a webhook URL (``ValueError`` when unparsable)."""
+    parts = urlsplit(raw_url)
+    return parts.scheme, parts.netloc, parts.hostname or "", parts.port, _go_clean(parts.path)
 
 
 def _service_target(
@@ -134,13 +147,11 @@ def resolve_call(store: StoreView, webhook: Mapping[str, Any], body: bytes, addr
     if not isinstance(raw_url, str) or not raw_url:
         raise CallFailed("webhook configuration must have either service or URL")
     try:
-        parts = urlsplit(raw_url)
-        url_port = parts.port
+        scheme, authority, host, url_port, path = _split_url(raw_url)
     except ValueError as error:
         raise CallFailed(f"Unparsable URL: {error}") from None
-    host = parts.hostname or ""
-    default_port = 80 if parts.scheme == "http" else 443
-    url = f"{parts.scheme}://{parts.netloc}{_go_clean(parts.path)}{query}"
+    default_port = 80 if scheme == "http" else 443
+    url = f"{scheme}://{authority}{path}{query}"
     return WebhookCall(name, url, host, url_port or default_port, host, ca_bundle, body, float(timeout))
 
 

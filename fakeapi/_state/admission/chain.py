@@ -17,7 +17,7 @@ from typing import Any
 
 from fakeapi._state.admission.attributes import CREATE, Attributes
 from fakeapi._state.admission.calling import ServiceAddresses, WebhookCaller
-from fakeapi._state.admission.configurations import MUTATING, VALIDATING, webhooks_of
+from fakeapi._state.admission.configurations import MUTATING, VALIDATING, Webhook, webhooks_of
 from fakeapi._state.admission.dispatching import MutationRound, WebhookContext, mutate, validate
 from fakeapi._state.admission.matching import exempt
 from fakeapi._state.admission.plugins import MUTATING_WEBHOOK, VALIDATING_WEBHOOK
@@ -36,12 +36,24 @@ class AdmissionChain:
         self.caller = caller
         self.service_addresses: ServiceAddresses = dict(service_addresses or {})
         self._random = random.Random(seed) if seed else None
+        self._cache: dict[str, tuple[object, int, list[Webhook]]] = {}
 
     def _new_uid(self) -> str:
         """``uuid.NewUUID``: a time-based uuid; from the seed when the server has one, so runs replay."""
         if self._random is None:
             return str(uuid.uuid1())
         return str(uuid.UUID(int=self._random.getrandbits(128), version=1))
+
+    def _webhooks(self, plural: str) -> list[Webhook]:
+        """The webhooks in force, read again only when something was written since (or the store restored)."""
+        rtype = self.store.registry.resolve("admissionregistration.k8s.io", "v1", plural)
+        bucket = self.store.bucket(rtype) if rtype is not None else None
+        cached = self._cache.get(plural)
+        if cached is not None and cached[0] is bucket and cached[1] == self.store.revision:
+            return cached[2]
+        hooks = webhooks_of(self.store, plural)
+        self._cache[plural] = (bucket, self.store.revision, hooks)
+        return hooks
 
     def _context(self, warnings: list[str]) -> WebhookContext:
         return WebhookContext(self.store, self.caller, self.service_addresses, warnings, self._new_uid)
@@ -56,7 +68,7 @@ class AdmissionChain:
         obj = self._in_process(attributes, attributes.object)
         if MUTATING_WEBHOOK not in self.store.admission_plugins or exempt(attributes):
             return obj
-        hooks = webhooks_of(self.store, MUTATING)
+        hooks = self._webhooks(MUTATING)
         if not hooks:
             return obj
         if obj is not None and attributes.operation == CREATE:
@@ -74,10 +86,10 @@ class AdmissionChain:
         """Whether validating admission may have to wait for a webhook (else :meth:`validate` has nothing to do)."""
         if VALIDATING_WEBHOOK not in self.store.admission_plugins or exempt(attributes):
             return False
-        return bool(webhooks_of(self.store, VALIDATING))
+        return bool(self._webhooks(VALIDATING))
 
     async def validate(self, attributes: Attributes, warnings: list[str]) -> None:
         """Validating admission of the object about to be stored (``attributes.object``)."""
         if not self.validates(attributes):
             return
-        await validate(self._context(warnings), webhooks_of(self.store, VALIDATING), attributes)
+        await validate(self._context(warnings), self._webhooks(VALIDATING), attributes)

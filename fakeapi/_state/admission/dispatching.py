@@ -101,7 +101,8 @@ async def _call(
     """One webhook call: the verdict, and the object it was shown; :class:`CallFailed` when it failed."""
     versioned = _versioned(attributes.object, invocation, attributes)
     shown = versioned
-    if versioned is not None and invocation.rtype.struct_order:
+    # Validating admission sees objects the registry has laid out already; mutating, the request's.
+    if mutating and versioned is not None and invocation.rtype.struct_order:
         shown = context.store.in_struct_order(invocation.rtype, versioned)
     uid = context.new_uid()
     body = review_request(uid, invocation, attributes, shown)
@@ -260,6 +261,9 @@ async def validate(context: WebhookContext, hooks: list[Webhook], attributes: At
         if not response.allowed:
             errors.append(denied(hook.name, response.result))
 
-    await asyncio.gather(*(one(hook, invocation) for hook, invocation in relevant))
+    if len(relevant) == 1:
+        await one(*relevant[0])
+    else:
+        await asyncio.gather(*(one(hook, invocation) for hook, invocation in relevant))
     if errors:
         raise errors[0]
