@@ -310,6 +310,8 @@ class FakeAPIServer:
         self._settled_restore: tuple[StoreSnapshot, Simulation, StoreSnapshot] | None = None
         self._stepped = False
         self._controller_task: asyncio.Task[None] | None = None
+        self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
+        """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
         self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
         """The controllers the server was made with (what the pytest fixture returns to between tests)."""
         self.set_controllers(controllers, nodes=nodes, outcomes=outcomes)

@@ -13,7 +13,7 @@ one, else computed again from the new one (etcd3's ``GuaranteedUpdate`` on a rev
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aiohttp import web
@@ -29,7 +29,16 @@ from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.storeview import Committed
 
-__all__ = ["admission_warnings", "admitted_create", "admitted_delete", "admitted_update", "delete_options_object"]
+__all__ = [
+    "SubresourceView",
+    "admission_warnings",
+    "admit_delete",
+    "admit_subresource_create",
+    "admitted_create",
+    "admitted_delete",
+    "admitted_update",
+    "delete_options_object",
+]
 
 
 def admission_warnings(request: web.BaseRequest) -> list[str]:
@@ -110,6 +119,19 @@ async def admitted_create(
     return state.store.commit_create(plan, dry_run=dry_run)
 
 
+@dataclass(frozen=True)
+class SubresourceView:
+    """What admission sees of a write through a subresource of another kind (``/scale``: a Scale).
+
+    ``kind`` is its group, version and kind; ``of`` makes it from the object; ``written`` is the
+    object once the admitted view is written back into ``current``.
+    """
+
+    kind: tuple[str, str, str]
+    of: Callable[[dict[str, Any]], dict[str, Any]]
+    written: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
 async def admitted_update(
     request: web.BaseRequest,
     state: ServerState,
@@ -121,17 +143,24 @@ async def admitted_update(
     manager: str,
     unconditional: bool = False,
     track_fields: bool = True,
+    view: SubresourceView | None = None,
 ) -> Committed:
-    """An update or patch of the stored object, admitted inside a guaranteed update."""
+    """An update or patch of the stored object, admitted inside a guaranteed update.
+
+    With a ``view``, ``compute`` maps the current view to the new one, and admission sees views.
+    """
     warnings = admission_warnings(request)
     namespace = info.namespace if rtype.namespaced else ""
     options = _options(request, "UpdateOptions", dry_run)
     while True:
         current = state.store.get(rtype, namespace, info.name)
-        new = compute(current)
+        old = served(rtype, current) if view is None else view.of(current)
+        new = compute(current if view is None else old)
         attributes = _attributes(
-            request, rtype, info, UPDATE, new, served(rtype, current), name=info.name, dry_run=dry_run, options=options
+            request, rtype, info, UPDATE, new, old, name=info.name, dry_run=dry_run, options=options
         )
+        if view is not None:
+            attributes = replace(attributes, kind=view.kind)
         admitted = await state.admission.admit(attributes, warnings)
         assert admitted is not None
         if not state.store.is_stored(rtype, current):
@@ -139,17 +168,41 @@ async def admitted_update(
         plan = state.store.plan_update(
             rtype,
             current,
-            admitted,
+            admitted if view is None else view.written(current, admitted),
             subresource=info.subresource,
             manager=manager,
             unconditional=unconditional,
             track_fields=track_fields,
         )
         if state.admission.validates(attributes):
-            await state.admission.validate(attributes.with_object(served(rtype, plan.new)), warnings)
+            shown = served(rtype, plan.new) if view is None else view.of(plan.new)
+            await state.admission.validate(attributes.with_object(shown), warnings)
             if not state.store.is_stored(rtype, current):
                 continue
         return state.store.commit_update(plan, dry_run=dry_run)
+
+
+async def admit_subresource_create(
+    request: web.BaseRequest,
+    state: ServerState,
+    rtype: ResourceType,
+    info: RequestInfo,
+    obj: dict[str, Any],
+    kind: tuple[str, str, str],
+    *,
+    name: str,
+    dry_run: bool = False,
+) -> dict[str, Any]:
+    """A create on a subresource (``pods/binding``, ``pods/eviction``, ``serviceaccounts/token``):
+    mutating then validating admission of the body, before the subresource acts on it."""
+    warnings = admission_warnings(request)
+    options = _options(request, "CreateOptions", dry_run)
+    attributes = _attributes(request, rtype, info, CREATE, obj, None, name=name, dry_run=dry_run, options=options)
+    attributes = replace(attributes, kind=kind)
+    admitted = await state.admission.admit(attributes, warnings)
+    assert admitted is not None
+    await state.admission.validate(attributes.with_object(admitted), warnings)
+    return admitted
 
 
 def delete_options_object(options: DeleteOptions) -> dict[str, Any]:

@@ -71,8 +71,9 @@ class AdmissionChain:
         hooks = self._webhooks(MUTATING)
         if not hooks:
             return obj
-        if obj is not None and attributes.operation == CREATE:
-            obj = attributes.rtype.default(obj, creating=True)
+        if obj is not None and attributes.kind is None:
+            # What the request's decoding has done upstream before admission (the scheme's defaults).
+            obj = attributes.rtype.default(obj, creating=attributes.operation == CREATE)
         state = MutationRound()
         context = self._context(warnings)
         obj = await mutate(context, hooks, attributes.with_object(obj), state)

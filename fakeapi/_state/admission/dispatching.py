@@ -102,7 +102,7 @@ async def _call(
     versioned = _versioned(attributes.object, invocation, attributes)
     shown = versioned
     # Validating admission sees objects the registry has laid out already; mutating, the request's.
-    if mutating and versioned is not None and invocation.rtype.struct_order:
+    if mutating and versioned is not None and invocation.rtype.struct_order and attributes.kind is None:
         shown = context.store.in_struct_order(invocation.rtype, versioned)
     uid = context.new_uid()
     body = review_request(uid, invocation, attributes, shown)
@@ -182,11 +182,14 @@ def _apply_webhook_patch(
             f"couldn't get version/kind; json parse error: json: cannot unmarshal {json_kind(patched)} "
             f"into Go value of type {FIND_KIND_TYPE}"
         )
+    if attributes.kind is not None:
+        # A subresource's own kind (a Scale, an Eviction): neither the resource's struct nor its defaults.
+        return patched, patched != shown
     if rtype.struct_order:
         patched = context.store.in_struct_order(rtype, patched)
     changed = patched != shown
     defaulted = rtype.default(patched, creating=attributes.operation == CREATE)
-    if rtype.api_version != attributes.rtype.api_version and attributes.kind is None:
+    if rtype.api_version != attributes.rtype.api_version:
         defaulted = {**defaulted, "apiVersion": attributes.rtype.api_version}
     return defaulted, changed
 
