@@ -282,3 +282,36 @@ async def test_a_certificate_no_bundle_vouches_for_is_unknown_authority(
     assert body["message"].endswith(
         f'Post "{hooks.url("/x")}?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority'
     )
+
+
+async def test_a_webhook_knowing_no_admission_review_version_fails_closed(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    hooks.answers["/v"] = allow()
+    await register(
+        client,
+        "ValidatingWebhookConfiguration",
+        webhook("v.example.com", hooks.client_config("/v"), admissionReviewVersions=["v2"]),
+    )
+    assert await refused_create(client) == internal(
+        'failed calling webhook "v.example.com": could not create admission objects: '
+        "webhook does not accept known AdmissionReview versions (v1, v1beta1)"
+    )
+    assert hooks.received == []
+
+
+async def test_a_v1beta1_webhook_gets_a_v1beta1_review_and_is_checked_less(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    patch = base64.b64encode(json.dumps([{"op": "add", "path": "/data/b", "value": "2"}]).encode()).decode()
+    hooks.answers["/m"] = lambda request: web.json_response({"response": {"allowed": True, "patch": patch}})
+    await register(
+        client,
+        "MutatingWebhookConfiguration",
+        webhook("m.example.com", hooks.client_config("/m"), admissionReviewVersions=["v1beta1", "v1"]),
+    )
+    reply = await client.post(CONFIGMAPS, CONFIGMAP)
+    assert reply.status == 201, reply.body
+    assert reply.json()["data"] == {"a": "1", "b": "2"}
+    ((_, review, _),) = hooks.received
+    assert review["apiVersion"] == "admission.k8s.io/v1beta1"

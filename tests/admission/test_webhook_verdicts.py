@@ -231,3 +231,110 @@ async def test_writes_of_webhook_configurations_never_call_webhooks(client: RawC
     assert refused.status == 400
     assert refused.json()["message"] == 'admission webhook "all.example.com" denied the request without explanation'
     assert len(hooks.received) == 2
+
+
+async def test_a_mutating_webhook_sees_a_pod_after_the_in_process_plugins(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    hooks.answers["/pods"] = allow()
+    await register(
+        client,
+        "MutatingWebhookConfiguration",
+        "m",
+        webhook("pods.example.com", hooks.client_config("/pods"), resources=["pods"]),
+    )
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "x"}]},
+    }
+    assert (await client.post("/api/v1/namespaces/default/pods", pod)).status == 201
+    ((_, review, _),) = hooks.received
+    spec = review["request"]["object"]["spec"]
+    assert spec["serviceAccountName"] == "default"
+    assert spec["volumes"][0]["name"].startswith("kube-api-access-")
+    assert spec["priority"] == 0
+    assert spec["restartPolicy"] == "Always"  # defaulted, as the request's decoding defaults it
+
+
+async def test_match_policy_equivalent_reaches_another_served_version(client: RawClient, hooks: WebhookServer) -> None:
+    from tests.conftest import crd
+
+    assert (
+        await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd(versions=["v2", "v1"]))
+    ).status == 201
+    hooks.answers["/equivalent"] = allow()
+    hooks.answers["/exact"] = allow(allowed=False)
+    rule = {"resources": ["jobs"], "groups": ["example.com"]}
+    equivalent = webhook("equivalent.example.com", hooks.client_config("/equivalent"), **rule)
+    equivalent["rules"][0]["apiVersions"] = ["v1"]
+    exact = webhook("exact.example.com", hooks.client_config("/exact"), matchPolicy="Exact", **rule)
+    exact["rules"][0]["apiVersions"] = ["v1"]
+    await register(client, "ValidatingWebhookConfiguration", "v", equivalent, exact)
+    job = {"apiVersion": "example.com/v2", "kind": "Job", "metadata": {"name": "j"}}
+    reply = await client.post("/apis/example.com/v2/namespaces/default/jobs", job)
+    assert reply.status == 201, reply.body
+    ((path, review, _),) = hooks.received
+    request = review["request"]
+    assert path == "/equivalent"
+    assert request["kind"] == {"group": "example.com", "version": "v1", "kind": "Job"}
+    assert request["resource"] == {"group": "example.com", "version": "v1", "resource": "jobs"}
+    assert request["requestKind"] == {"group": "example.com", "version": "v2", "kind": "Job"}
+    assert request["requestResource"] == {"group": "example.com", "version": "v2", "resource": "jobs"}
+    assert request["object"]["apiVersion"] == "example.com/v1"
+
+
+async def test_dry_run_calls_webhooks_without_side_effects_with_dry_run_set(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    hooks.answers["/v"] = allow()
+    await register(
+        client,
+        "ValidatingWebhookConfiguration",
+        "v",
+        webhook("v.example.com", hooks.client_config("/v"), sideEffects="NoneOnDryRun"),
+    )
+    assert (await client.post(f"{CONFIGMAPS}?dryRun=All", configmap())).status == 201
+    assert (await client.get(f"{CONFIGMAPS}/cm")).status == 404
+    ((_, review, _),) = hooks.received
+    assert review["request"]["dryRun"] is True
+    assert review["request"]["options"] == {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"]}
+    assert review["request"]["object"]["metadata"]["uid"]
+
+
+async def test_server_side_apply_creates_then_updates_through_admission(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    hooks.answers["/v"] = allow()
+    await register(client, "ValidatingWebhookConfiguration", "v", webhook("v.example.com", hooks.client_config("/v")))
+    apply = "application/apply-patch+yaml"
+    path = f"{CONFIGMAPS}/cm?fieldManager=tool"
+    assert (await client.patch(path, configmap(a="1"), apply)).status == 201
+    assert (await client.patch(path, configmap(a="2"), apply)).status == 200
+    operations = [(r["request"]["operation"], r["request"]["options"]["kind"]) for _, r, _ in hooks.received]
+    assert operations == [("CREATE", "CreateOptions"), ("UPDATE", "UpdateOptions")]
+    assert hooks.received[1][1]["request"]["options"]["fieldManager"] == "tool"
+
+
+async def test_delete_collection_is_validated_object_by_object(client: RawClient, hooks: WebhookServer) -> None:
+    for name in ("keep", "drop"):
+        assert (await client.post(CONFIGMAPS, configmap(name))).status == 201
+
+    def judge(request: dict[str, object]) -> dict[str, object]:
+        return {"allowed": request["name"] != "keep", "status": {"message": "kept"}}
+
+    hooks.answers["/v"] = judge
+    await register(
+        client,
+        "ValidatingWebhookConfiguration",
+        "v",
+        webhook("v.example.com", hooks.client_config("/v"), operations=["DELETE"]),
+    )
+    reply = await client.delete(CONFIGMAPS)
+    assert reply.status == 400
+    assert reply.json()["message"] == 'admission webhook "v.example.com" denied the request: kept'
+    names = [r["request"]["name"] for _, r, _ in hooks.received]
+    assert names == ["drop", "keep"]
+    assert (await client.get(f"{CONFIGMAPS}/drop")).status == 404
+    assert (await client.get(f"{CONFIGMAPS}/keep")).status == 200

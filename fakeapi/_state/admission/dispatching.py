@@ -37,6 +37,7 @@ from fakeapi._state.admission.review import (
     CallFailed,
     read_response,
     review_request,
+    review_version,
 )
 from fakeapi._state.storeview import StoreView
 from fakeapi.errors import APIError
@@ -104,8 +105,9 @@ async def _call(
     # Validating admission sees objects the registry has laid out already; mutating, the request's.
     if mutating and versioned is not None and invocation.rtype.struct_order and attributes.kind is None:
         shown = context.store.in_struct_order(invocation.rtype, versioned)
+    version = review_version(hook.spec)
     uid = context.new_uid()
-    body = review_request(uid, invocation, attributes, shown)
+    body = review_request(uid, invocation, attributes, shown, version)
     try:
         call = resolve_call(context.store, hook.spec, body, context.service_addresses)
     except CallFailed as error:
@@ -119,7 +121,7 @@ async def _call(
         raise CallFailed(f'failed to call webhook: Post "{call.url}": {error}') from None
     except TimeoutError:
         raise CallFailed(f'failed to call webhook: Post "{call.url}": context deadline exceeded') from None
-    response = read_response(answer, uid, mutating=mutating)
+    response = read_response(answer, uid, mutating=mutating, version=version)
     context.warnings.extend(response.warnings)
     return response, shown
 

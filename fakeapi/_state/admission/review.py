@@ -30,7 +30,15 @@ from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._state.admission.attributes import Attributes
 from fakeapi._state.admission.matching import Invocation
 
-__all__ = ["FIND_KIND_TYPE", "AdmissionResponse", "CallFailed", "HTTPAnswer", "read_response", "review_request"]
+__all__ = [
+    "FIND_KIND_TYPE",
+    "AdmissionResponse",
+    "CallFailed",
+    "HTTPAnswer",
+    "read_response",
+    "review_request",
+    "review_version",
+]
 
 _V1 = "admission.k8s.io/v1"
 # ``findKind`` of apimachinery's ``SimpleMetaFactory.Interpret``, as reflect spells its type.
@@ -79,8 +87,22 @@ def _object_bytes(obj: dict[str, Any] | None, in_order: bool) -> bytes:
     return b"null" if obj is None else encode(obj, in_order=in_order)
 
 
-def review_request(uid: str, invocation: Invocation, attributes: Attributes, obj: dict[str, Any] | None) -> bytes:
-    """The request body; ``obj`` is the object at the invocation's version (None when there is none)."""
+def review_version(webhook: dict[str, Any]) -> str:
+    """``CreateAdmissionObjects``: the first of the webhook's ``admissionReviewVersions`` it knows."""
+    for version in webhook.get("admissionReviewVersions") or []:
+        if version in ("v1", "v1beta1"):
+            return str(version)
+    raise CallFailed(
+        "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)"
+    )
+
+
+def review_request(
+    uid: str, invocation: Invocation, attributes: Attributes, obj: dict[str, Any] | None, version: str = "v1"
+) -> bytes:
+    """The request body; ``obj`` is the object at the invocation's version (None when there is none).
+
+    ``v1beta1`` has the same request fields under another apiVersion."""
     kind_group, kind_version, kind = invocation.kind
     rtype = invocation.rtype
     request_group, request_version, request_kind = attributes.group_version_kind
@@ -98,7 +120,7 @@ def review_request(uid: str, invocation: Invocation, attributes: Attributes, obj
         user["extra"] = {key: list(values) for key, values in sorted(attributes.user.extra.items())}
     in_order = rtype.struct_order
     parts = [
-        b'{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":',
+        b'{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/' + version.encode() + b'","request":{"uid":',
         encode(uid),
         b',"kind":',
         _gvk(kind_group, kind_version, kind),
@@ -225,13 +247,13 @@ def _decode_review(body: bytes) -> dict[str, Any]:
     return value
 
 
-def _typed_response(review: dict[str, Any]) -> dict[str, Any] | None:
+def _typed_response(review: dict[str, Any], version: str) -> dict[str, Any] | None:
     response = review.get("response")
     if response is None:
         return None
     if not isinstance(response, dict):
-        raise _unmarshal_error(response, "AdmissionReview", "response", "v1.AdmissionResponse")
-    strings = {"uid": "types.UID", "patchType": "v1.PatchType"}
+        raise _unmarshal_error(response, "AdmissionReview", "response", f"{version}.AdmissionResponse")
+    strings = {"uid": "types.UID", "patchType": f"{version}.PatchType"}
     for key, type_name in strings.items():
         if response.get(key) is not None and not isinstance(response[key], str):
             raise _unmarshal_error(response[key], "AdmissionResponse", f"response.{key}", type_name)
@@ -272,8 +294,10 @@ def _patch_bytes(text: str) -> bytes:
         raise CallFailed(f"failed to call webhook: illegal base64 data at input byte {position}") from None
 
 
-def read_response(answer: HTTPAnswer, uid: str, *, mutating: bool) -> AdmissionResponse:
-    """The webhook's verdict, or :class:`CallFailed` with the apiserver's words."""
+def read_response(answer: HTTPAnswer, uid: str, *, mutating: bool, version: str = "v1") -> AdmissionResponse:
+    """The webhook's verdict, or :class:`CallFailed` with the apiserver's words.
+
+    A ``v1beta1`` answer is checked less: no uid, no apiVersion, and a patch is a JSON patch."""
     if not 200 <= answer.status <= 206:
         status = _failure_status(answer.body) if answer.body else None
         if status is not None:
@@ -292,9 +316,18 @@ def read_response(answer: HTTPAnswer, uid: str, *, mutating: bool) -> AdmissionR
         if review.get("status") != "Success":
             raise CallFailed(f"failed to call webhook: {_status_message(review)}", review)
         review = {}
-    response = _typed_response(review)
+    response = _typed_response(review, version)
     if response is None:
         raise CallFailed("received invalid webhook response: webhook response was absent")
+    if version == "v1beta1":
+        patch = _patch_bytes(response["patch"]) if mutating and response.get("patch") else b""
+        return AdmissionResponse(
+            allowed=response.get("allowed") is True,
+            patch=patch,
+            patch_type="JSONPatch" if patch else "",
+            result=response.get("status"),
+            warnings=[item or "" for item in response.get("warnings") or []],
+        )
     got_uid = response.get("uid") or ""
     if got_uid != uid:
         raise CallFailed(f'received invalid webhook response: expected response.uid="{uid}", got "{got_uid}"')
