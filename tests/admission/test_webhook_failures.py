@@ -315,3 +315,14 @@ async def test_a_v1beta1_webhook_gets_a_v1beta1_review_and_is_checked_less(
     assert reply.json()["data"] == {"a": "1", "b": "2"}
     ((_, review, _),) = hooks.received
     assert review["apiVersion"] == "admission.k8s.io/v1beta1"
+
+
+async def test_a_service_without_the_port_is_the_resolvers_error(client: RawClient) -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hooks"}, "spec": {"ports": [{"port": 80}]}}
+    assert (await client.post("/api/v1/namespaces/default/services", service)).status == 201
+    reference = {"service": {"namespace": "default", "name": "hooks", "port": 8443}}
+    await register(client, "ValidatingWebhookConfiguration", webhook("svc.example.com", reference))
+    assert await refused_create(client) == internal(
+        'failed calling webhook "svc.example.com": failed to call webhook: '
+        'Post "https://hooks.default.svc:8443/?timeout=10s": no service port 8443 found for service "hooks"'
+    )

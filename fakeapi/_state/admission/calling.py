@@ -121,7 +121,7 @@ def _service_target(
     for entry in spec.get("ports") or []:
         if isinstance(entry, dict) and entry.get("port") == port:
             return (cluster_ip, port)
-    return f"unable to find service port {port}"
+    return f'no service port {port} found for service "{name}"'
 
 
 def resolve_call(store: StoreView, webhook: Mapping[str, Any], body: bytes, addresses: ServiceAddresses) -> WebhookCall:
