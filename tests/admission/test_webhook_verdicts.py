@@ -338,3 +338,48 @@ async def test_delete_collection_is_validated_object_by_object(client: RawClient
     assert names == ["drop", "keep"]
     assert (await client.get(f"{CONFIGMAPS}/drop")).status == 404
     assert (await client.get(f"{CONFIGMAPS}/keep")).status == 200
+
+
+async def test_a_namespace_is_matched_on_its_own_new_labels(client: RawClient, hooks: WebhookServer) -> None:
+    hooks.answers["/ns"] = allow(allowed=False, status={"message": "guarded namespace"})
+    guard = webhook(
+        "ns.example.com",
+        hooks.client_config("/ns"),
+        resources=["namespaces"],
+        namespaceSelector={"matchLabels": {"guard": "on"}},
+    )
+    await register(client, "ValidatingWebhookConfiguration", "v", guard)
+    namespaces = "/api/v1/namespaces"
+    plain = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "plain"}}
+    assert (await client.post(namespaces, plain)).status == 201
+    guarded = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "guarded", "labels": {"guard": "on"}}}
+    refused = await client.post(namespaces, guarded)
+    assert refused.json()["message"] == 'admission webhook "ns.example.com" denied the request: guarded namespace'
+    assert [review["request"]["name"] for _, review, _ in hooks.received] == ["guarded"]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "patch"),
+    [
+        ("application/json-patch+json", [{"op": "replace", "path": "/data/a", "value": "2"}]),
+        ("application/merge-patch+json", {"data": {"a": "2"}}),
+        ("application/strategic-merge-patch+json", {"data": {"a": "2"}}),
+    ],
+)
+async def test_every_patch_type_is_an_update_seen_patched(
+    client: RawClient, hooks: WebhookServer, content_type: str, patch: object
+) -> None:
+    assert (await client.post(CONFIGMAPS, configmap(a="1"))).status == 201
+    hooks.answers["/m"] = json_patch([{"op": "add", "path": "/data/b", "value": "webhook"}])
+    await register(
+        client,
+        "MutatingWebhookConfiguration",
+        "m",
+        webhook("m.example.com", hooks.client_config("/m"), operations=["UPDATE"]),
+    )
+    reply = await client.patch(f"{CONFIGMAPS}/cm", patch, content_type)
+    assert reply.status == 200, reply.body
+    assert reply.json()["data"] == {"a": "2", "b": "webhook"}
+    ((_, review, _),) = hooks.received
+    assert review["request"]["object"]["data"] == {"a": "2"}
+    assert review["request"]["oldObject"]["data"] == {"a": "1"}
