@@ -383,3 +383,21 @@ async def test_every_patch_type_is_an_update_seen_patched(
     ((_, review, _),) = hooks.received
     assert review["request"]["object"]["data"] == {"a": "2"}
     assert review["request"]["oldObject"]["data"] == {"a": "1"}
+
+
+async def test_a_rules_scope_tells_cluster_from_namespaced_writes(client: RawClient, hooks: WebhookServer) -> None:
+    hooks.answers["/cluster"] = allow()
+    hooks.answers["/namespaced"] = allow()
+    everything = {"resources": ["*"], "groups": ["*"], "operations": ["CREATE"]}
+    cluster = webhook("cluster.example.com", hooks.client_config("/cluster"), **everything)
+    cluster["rules"][0]["scope"] = "Cluster"
+    namespaced = webhook("namespaced.example.com", hooks.client_config("/namespaced"), **everything)
+    namespaced["rules"][0]["scope"] = "Namespaced"
+    await register(client, "ValidatingWebhookConfiguration", "v", cluster, namespaced)
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}
+    assert (await client.post("/api/v1/namespaces", namespace)).status == 201
+    assert (await client.post(CONFIGMAPS, configmap())).status == 201
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "r"}}
+    assert (await client.post("/apis/rbac.authorization.k8s.io/v1/clusterroles", role)).status == 201
+    seen = [(path, review["request"]["resource"]["resource"]) for path, review, _ in hooks.received]
+    assert seen == [("/cluster", "namespaces"), ("/namespaced", "configmaps"), ("/cluster", "clusterroles")]
