@@ -339,3 +339,15 @@ async def test_a_service_without_the_port_is_the_resolvers_error(client: RawClie
         'failed calling webhook "svc.example.com": failed to call webhook: '
         'Post "https://hooks.default.svc:8443/?timeout=10s": no service port 8443 found for service "hooks"'
     )
+
+
+async def test_a_service_nothing_here_serves_is_refused_at_its_cluster_ip(client: RawClient) -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hooks"}, "spec": {"ports": [{"port": 443}]}}
+    created = await client.post("/api/v1/namespaces/default/services", service)
+    cluster_ip = created.json()["spec"]["clusterIP"]
+    reference = {"service": {"namespace": "default", "name": "hooks", "path": "/v"}}
+    await register(client, "ValidatingWebhookConfiguration", webhook("svc.example.com", reference))
+    assert await refused_create(client) == internal(
+        'failed calling webhook "svc.example.com": failed to call webhook: '
+        f'Post "https://hooks.default.svc:443/v?timeout=10s": dial tcp {cluster_ip}:443: connect: connection refused'
+    )

@@ -5,7 +5,8 @@ the configured scheme and host with the path cleaned (Go's ``path.Join``) and a 
 parameter of the webhook's ``timeoutSeconds`` (``?timeout=10s``); a service reference becomes
 ``https://<name>.<namespace>.svc:<port><path>``, verified as that host name, and is dialled where
 the Service routes (its ClusterIP, or the address ``service_addresses`` maps it to: one machine has
-no cluster network, docs/admission.md). The ``caBundle``, when given, is the only trusted root.
+no cluster network, and a Service not mapped is refused as a ClusterIP without endpoints is,
+docs/admission.md). The ``caBundle``, when given, is the only trusted root.
 
 The HTTP call itself is an injected :data:`WebhookCaller`, so that a test or the scenarios engine
 can hold it or fail it; the server's own caller is in ``fakeapi._http.webhook_client``.
@@ -99,7 +100,8 @@ def _split_url(raw_url: str) -> tuple[str, str, str, int | None, str]:
 def _service_target(
     store: StoreView, service: Mapping[str, Any], port: int, addresses: ServiceAddresses
 ) -> tuple[str, int] | str:
-    """Where the Service routes: the mapped address, else what ``ResolveCluster`` gives; or its error text."""
+    """Where the Service routes: the mapped address (or an ExternalName's host); else the error text of
+    ``ResolveCluster``, or of the refused dial to a ClusterIP that nothing serves here."""
     namespace, name = str(service.get("namespace") or ""), str(service.get("name") or "")
     services = store.registry.resolve("", "v1", "services")
     found = store.find(services, namespace, name) if services is not None else None
@@ -118,10 +120,12 @@ def _service_target(
     cluster_ip = str(spec.get("clusterIP") or "")
     if kind == "ClusterIP" and cluster_ip == "None":
         return 'cannot route to service with ClusterIP "None"'
-    for entry in spec.get("ports") or []:
-        if isinstance(entry, dict) and entry.get("port") == port:
-            return (cluster_ip, port)
-    return f'no service port {port} found for service "{name}"'
+    if not any(isinstance(entry, dict) and entry.get("port") == port for entry in spec.get("ports") or []):
+        return f'no service port {port} found for service "{name}"'
+    # Nothing on this machine serves a Service that is not mapped: a cluster's kube-proxy refuses a
+    # connection to a ClusterIP without ready endpoints, and fakeapi sends nothing out to that address.
+    address = f"[{cluster_ip}]:{port}" if ":" in cluster_ip else f"{cluster_ip}:{port}"
+    return f"dial tcp {address}: connect: connection refused"
 
 
 def resolve_call(store: StoreView, webhook: Mapping[str, Any], body: bytes, addresses: ServiceAddresses) -> WebhookCall:
