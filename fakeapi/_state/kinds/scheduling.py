@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.admission.plugins import PRIORITY
+from fakeapi._state.admission.priority import check_single_global_default
 from fakeapi._state.defaults.fields import Obj, default_if_absent
 from fakeapi._state.kinds.declaring import builtin
-from fakeapi._state.priority_admission import check_single_global_default
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.strategy import Strategy
 from fakeapi._state.tables.cluster import PRIORITY_CLASS_PRINTER
