@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.admission.conftest import WebhookServer, allow, configuration, json_patch, webhook
@@ -283,6 +285,12 @@ async def test_match_policy_equivalent_reaches_another_served_version(client: Ra
     assert request["requestKind"] == {"group": "example.com", "version": "v2", "kind": "Job"}
     assert request["requestResource"] == {"group": "example.com", "version": "v2", "resource": "jobs"}
     assert request["object"]["apiVersion"] == "example.com/v1"
+    # A custom resource is marshalled as Go marshals a map: keys sorted, at every level.
+    raw = hooks.raw[-1]
+    start = raw.index(b'"object":') + len(b'"object":')
+    end = raw.index(b',"oldObject":null')
+    assert raw[start:end] == json.dumps(request["object"], sort_keys=True, separators=(",", ":")).encode()
+    assert raw.endswith(b"}}\n")
 
 
 async def test_dry_run_calls_webhooks_without_side_effects_with_dry_run_set(

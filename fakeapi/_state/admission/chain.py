@@ -35,13 +35,11 @@ class AdmissionChain:
         self.store = store
         self.caller = caller
         self.service_addresses: ServiceAddresses = dict(service_addresses or {})
-        self._random = random.Random(seed) if seed else None
+        self._random: random.Random = random.Random(seed) if seed else random.SystemRandom()
         self._cache: dict[str, tuple[object, int, list[Webhook]]] = {}
 
     def _new_uid(self) -> str:
-        """``uuid.NewUUID``: a time-based uuid; from the seed when the server has one, so runs replay."""
-        if self._random is None:
-            return str(uuid.uuid1())
+        """``uuid.NewUUID``: a version 1 uuid, from the seed when the server has one, so runs replay."""
         return str(uuid.UUID(int=self._random.getrandbits(128), version=1))
 
     def _webhooks(self, plural: str) -> list[Webhook]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,16 +76,11 @@ class AdmissionResponse:
     warnings: list[str] = field(default_factory=list)
 
 
-def _gvk(group: str, version: str, kind: str) -> bytes:
-    return encode({"group": group, "version": version, "kind": kind}, in_order=True)
-
-
-def _gvr(group: str, version: str, resource: str) -> bytes:
-    return encode({"group": group, "version": version, "resource": resource}, in_order=True)
-
-
-def _object_bytes(obj: dict[str, Any] | None, in_order: bool) -> bytes:
-    return b"null" if obj is None else encode(obj, in_order=in_order)
+# Where a custom resource's own encoding goes: no string of the request can spell these.
+_OBJECT_MARK = f"\x00object-{uuid.uuid4()}"
+_OLD_OBJECT_MARK = f"\x00old-object-{uuid.uuid4()}"
+_ENCODED_OBJECT_MARK = encode(_OBJECT_MARK)
+_ENCODED_OLD_OBJECT_MARK = encode(_OLD_OBJECT_MARK)
 
 
 def review_version(webhook: dict[str, Any]) -> str:
@@ -118,45 +114,39 @@ def review_request(
         user["groups"] = list(attributes.user.groups)
     if attributes.user.extra:
         user["extra"] = {key: list(values) for key, values in sorted(attributes.user.extra.items())}
-    in_order = rtype.struct_order
-    parts = [
-        b'{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/' + version.encode() + b'","request":{"uid":',
-        encode(uid),
-        b',"kind":',
-        _gvk(kind_group, kind_version, kind),
-        b',"resource":',
-        _gvr(rtype.group, rtype.version, rtype.plural),
-    ]
+    request: dict[str, Any] = {
+        "uid": uid,
+        "kind": {"group": kind_group, "version": kind_version, "kind": kind},
+        "resource": {"group": rtype.group, "version": rtype.version, "resource": rtype.plural},
+    }
     if attributes.subresource:
-        parts += [b',"subResource":', encode(attributes.subresource)]
-    parts += [
-        b',"requestKind":',
-        _gvk(request_group, request_version, request_kind),
-        b',"requestResource":',
-        _gvr(*attributes.group_version_resource),
-    ]
+        request["subResource"] = attributes.subresource
+    request["requestKind"] = {"group": request_group, "version": request_version, "kind": request_kind}
+    group, version_, resource = attributes.group_version_resource
+    request["requestResource"] = {"group": group, "version": version_, "resource": resource}
     if attributes.subresource:
-        parts += [b',"requestSubResource":', encode(attributes.subresource)]
+        request["requestSubResource"] = attributes.subresource
     if attributes.name:
-        parts += [b',"name":', encode(attributes.name)]
+        request["name"] = attributes.name
     if attributes.namespace:
-        parts += [b',"namespace":', encode(attributes.namespace)]
-    parts += [
-        b',"operation":',
-        encode(attributes.operation),
-        b',"userInfo":',
-        encode(user, in_order=True),
-        b',"object":',
-        _object_bytes(obj, in_order),
-        b',"oldObject":',
-        _object_bytes(old, in_order),
-        b',"dryRun":',
-        b"true" if attributes.dry_run else b"false",
-        b',"options":',
-        _object_bytes(attributes.options, True),
-        b"}}\n",
-    ]
-    return b"".join(parts)
+        request["namespace"] = attributes.namespace
+    request["operation"] = attributes.operation
+    request["userInfo"] = user
+    # A built-in object is laid out as its struct already; a custom resource's keys are sorted, as
+    # Go marshals a map: those are encoded on their own and put in place of a marker.
+    struct_order = rtype.struct_order or attributes.kind is not None
+    request["object"] = obj if struct_order or obj is None else _OBJECT_MARK
+    request["oldObject"] = old if struct_order or old is None else _OLD_OBJECT_MARK
+    request["dryRun"] = attributes.dry_run
+    request["options"] = attributes.options
+    review = {"kind": "AdmissionReview", "apiVersion": f"admission.k8s.io/{version}", "request": request}
+    body = encode(review, in_order=True)
+    if not struct_order:
+        if obj is not None:
+            body = body.replace(_ENCODED_OBJECT_MARK, encode(obj), 1)
+        if old is not None:
+            body = body.replace(_ENCODED_OLD_OBJECT_MARK, encode(old), 1)
+    return body + b"\n"
 
 
 # -- the answer -------------------------------------------------------------------------------------
