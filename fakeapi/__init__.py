@@ -32,6 +32,9 @@ if TYPE_CHECKING:
         StoreSnapshot,
         Subresource,
         WatchValve,
+        WebhookAnswer,
+        WebhookCall,
+        WebhookTransportError,
     )
 
 __version__ = "0.1.0"
@@ -52,6 +55,9 @@ __all__ = [
     "StoreSnapshot",
     "Subresource",
     "WatchValve",
+    "WebhookAnswer",
+    "WebhookCall",
+    "WebhookTransportError",
     "__version__",
 ]
 
@@ -71,6 +77,9 @@ _HOMES = {
     "StoreSnapshot": "fakeapi.server",
     "Subresource": "fakeapi.server",
     "WatchValve": "fakeapi.server",
+    "WebhookAnswer": "fakeapi.server",
+    "WebhookCall": "fakeapi.server",
+    "WebhookTransportError": "fakeapi.server",
 }
 
 

@@ -31,6 +31,14 @@ from typing import Any
 import yaml
 
 from fakeapi import __version__
+from fakeapi._state.admission.calling import parse_webhook_services
+from fakeapi._state.admission.plugins import (
+    ALL_ORDERED_PLUGINS,
+    REPRODUCED,
+    AdmissionPluginError,
+    default_enabled,
+    enabled_plugins,
+)
 from fakeapi._state.simulation import OutcomeRule, parse_controllers, parse_outcome
 from fakeapi._state.simulation.outcome_files import load_outcome_rules
 from fakeapi.errors import APIError
@@ -267,8 +275,47 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how often watches that allow bookmarks get one (default: %(default)s)",
     )
+    _add_admission(serve)
     _add_limits(serve)
     return parser
+
+
+def _add_admission(serve: argparse.ArgumentParser) -> None:
+    """kube-apiserver's admission switches, and where the webhooks of Services listen on this machine."""
+    admission = serve.add_argument_group("admission", "the admission chain; see docs/admission.md")
+    admission.add_argument(
+        "--enable-admission-plugins",
+        metavar="NAMES",
+        action="append",
+        default=[],
+        help=(
+            "admission plugins to enable in addition to the default ones ("
+            + ", ".join(default_enabled())
+            + "); comma-separated, kube-apiserver 1.32's names: "
+            + ", ".join(sorted(ALL_ORDERED_PLUGINS))
+            + ". fakeapi runs "
+            + ", ".join(sorted(REPRODUCED))
+            + "; the others are accepted and do nothing"
+        ),
+    )
+    admission.add_argument(
+        "--disable-admission-plugins",
+        metavar="NAMES",
+        action="append",
+        default=[],
+        help="admission plugins to disable although they are on by default (comma-separated)",
+    )
+    admission.add_argument(
+        "--webhook-service",
+        metavar="NAMESPACE/NAME[:PORT]=HOST:PORT",
+        action="append",
+        default=[],
+        help=(
+            "call the webhooks a configuration names by this Service (port 443 unless given) at HOST:PORT, "
+            "where a cluster would have routed to the Service; the Service must exist and the webhook's "
+            "certificate must name NAME.NAMESPACE.svc, as in a cluster (repeatable)"
+        ),
+    )
 
 
 def _add_limits(serve: argparse.ArgumentParser) -> None:
@@ -541,6 +588,9 @@ async def _serve(args: argparse.Namespace) -> int:
         nodes=args.node,
         outcomes=args.outcome_rules,
         real_time=True,
+        enable_admission_plugins=args.enable_admission_plugins,
+        disable_admission_plugins=args.disable_admission_plugins,
+        webhook_services=args.webhook_services,
     )
     token_auth = server.token_auth
     exposure = _exposure_warning(args.host, token_auth, args.tls)
@@ -617,9 +667,30 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     try:
+        args.webhook_services = _webhook_services(args.webhook_service)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        enabled_plugins(args.enable_admission_plugins, args.disable_admission_plugins)
+    except AdmissionPluginError as error:
+        # kube-apiserver's words and exit status for a plugin name it does not know.
+        print(f"Error: {error}", file=sys.stderr)
+        return 1
+    try:
         return _run(_serve(args))
     except KeyboardInterrupt:
         return 0
+
+
+def _webhook_services(values: list[str]) -> dict[str, str]:
+    services: dict[str, str] = {}
+    for value in values:
+        service, equals, address = value.partition("=")
+        if not equals:
+            raise ValueError(f"--webhook-service must be NAMESPACE/NAME[:PORT]=HOST:PORT, not {value!r}")
+        services[service] = address
+    parse_webhook_services(services)
+    return services
 
 
 def _outcome_rule(text: str) -> OutcomeRule:

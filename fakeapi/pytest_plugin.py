@@ -35,7 +35,9 @@ Fixtures
         The session's :class:`~fakeapi.server.FakeAPIServer` itself, for session fixtures that
         need its URL; what they load there is gone once a test takes ``fakeapi``.
         ``fakeapi_server_options`` (session scope, ``{}`` by default) holds the keyword arguments
-        it is built with; override it in a conftest to change them.
+        it is built with; override it in a conftest to change them (``enable_admission_plugins``,
+        ``disable_admission_plugins`` and ``webhook_services`` are kube-apiserver's admission
+        switches and where Services' webhooks listen: docs/admission.md).
 
 Settings (ini)
     ``fakeapi_namespace_controllers`` (bool, true by default): whether every namespace gets the
@@ -110,6 +112,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pytest
 
 if TYPE_CHECKING:
+    from fakeapi._state.admission import WebhookCaller
     from fakeapi._state.journal import Journal
     from fakeapi.server import FakeAPIServer, JournalEntry, Permissions, StoreSnapshot
 
@@ -438,6 +441,15 @@ class FakeAPI:
         (:meth:`FakeAPIServer.advance`); needs controllers (the ``fakeapi`` marker's ``controllers=``)."""
         self.server.advance(seconds)
 
+    def set_webhook_services(self, services: dict[str, str]) -> None:
+        """Where the webhooks of Services listen for this test: ``{"namespace/name[:port]": "host:port"}``
+        (:meth:`FakeAPIServer.set_webhook_services`); back to ``fakeapi_server_options``' at the next test."""
+        self.server.set_webhook_services(services)
+
+    def set_webhook_caller(self, caller: WebhookCaller | None) -> None:
+        """Answer this test's webhook calls with ``caller`` instead of HTTP (:meth:`FakeAPIServer.set_webhook_caller`)."""
+        self.server.set_webhook_caller(caller)
+
     def requests(self, **criteria: Any) -> Requests:
         """The journal's requests matching ``criteria`` (see the module docstring), oldest first."""
         _check_criteria(criteria)
@@ -582,6 +594,8 @@ def fakeapi(
     """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
     server, pristine = _fakeapi_servers.get(_marker_kube_version(request) or fakeapi_server.kube_version)
     server.set_gate(None)
+    server.set_webhook_caller(None)
+    server.set_webhook_services(server.configured_webhook_services)
     controllers = _marker_controllers(request)
     if controllers is not None or server.controllers:
         server.set_controllers(**(controllers or server.configured_controllers))

@@ -18,7 +18,7 @@ import json
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,6 +34,10 @@ from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEO
 from fakeapi._http.context import Gate, GateDecision, GateRequest, ServerConfig, ServerState, WatchValve
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
+from fakeapi._state.admission import HTTPAnswer as WebhookAnswer
+from fakeapi._state.admission import TransportError as WebhookTransportError
+from fakeapi._state.admission import WebhookCall, WebhookCaller, enabled_plugins
+from fakeapi._state.admission.calling import parse_webhook_services
 from fakeapi._state.authorization import UserInfo, permissions_report, service_account_username
 from fakeapi._state.bootstrap import bootstrap, publish_kubernetes_service
 from fakeapi._state.clock import Clock
@@ -80,6 +84,9 @@ __all__ = [
     "StoreSnapshot",
     "Subresource",
     "WatchValve",
+    "WebhookAnswer",
+    "WebhookCall",
+    "WebhookTransportError",
     "new_event_loop",
     "parse_kube_version",
 ]
@@ -224,6 +231,9 @@ class FakeAPIServer:
         nodes: Sequence[NodeSpec | str] | None = None,
         outcomes: Sequence[OutcomeRule] = (),
         real_time: bool = False,
+        enable_admission_plugins: Iterable[str] = (),
+        disable_admission_plugins: Iterable[str] = (),
+        webhook_services: Mapping[str, str] | None = None,
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -252,6 +262,12 @@ class FakeAPIServer:
         the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
         ``real_time`` (``fakeapi serve``) it is the wall clock and the controllers run on their own.
+
+        ``enable_admission_plugins`` and ``disable_admission_plugins`` are kube-apiserver's switches
+        (names, or comma-separated names); a name kube-apiserver 1.32 does not know is a
+        ``ValueError`` with its text (docs/admission.md). ``webhook_services`` maps a Service a webhook
+        configuration names, ``"namespace/name:port"`` (port 443 when left out), to the ``"host:port"``
+        its webhook server listens on here, where a cluster would have routed to the Service.
         """
         authorization = _authorization_mode(authorization)
         kube_version = parse_kube_version(kube_version)
@@ -272,6 +288,8 @@ class FakeAPIServer:
             token_auth=token_auth,
             authorization=authorization,
             kube_version=kube_version,
+            admission_plugins=enabled_plugins(enable_admission_plugins, disable_admission_plugins),
+            webhook_services=parse_webhook_services(webhook_services or {}),
         )
         self.tls = tls
         # The cluster's CA exists whether or not it serves HTTPS: kube-root-ca.crt publishes it.
@@ -292,6 +310,8 @@ class FakeAPIServer:
         self._settled_restore: tuple[StoreSnapshot, Simulation, StoreSnapshot] | None = None
         self._stepped = False
         self._controller_task: asyncio.Task[None] | None = None
+        self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
+        """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
         self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
         """The controllers the server was made with (what the pytest fixture returns to between tests)."""
         self.set_controllers(controllers, nodes=nodes, outcomes=outcomes)
@@ -339,6 +359,7 @@ class FakeAPIServer:
             self._controller_task.cancel()
             self._controller_task = None
         self._state.store.hub.close_all()
+        await self._state.webhook_client.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -396,6 +417,26 @@ class FakeAPIServer:
         return asyncio.run_coroutine_threadsafe(wrapper(), loop).result()
 
     # -- what tests use ---------------------------------------------------------------------------
+
+    def set_webhook_caller(self, caller: WebhookCaller | None) -> None:
+        """Make the admission webhook calls through ``caller`` instead of HTTP (None goes back to HTTP).
+
+        ``caller`` is an async callable taking a :class:`fakeapi.WebhookCall` (where, what body, the
+        timeout) and returning a :class:`fakeapi.WebhookAnswer`, or raising
+        :class:`fakeapi.WebhookTransportError` with the dialler's words: a test or an engine can hold a
+        call, fail it or answer it itself (docs/admission.md).
+        """
+        self._state.set_webhook_caller(caller)
+
+    def set_webhook_services(self, services: Mapping[str, str]) -> None:
+        """Replace the ``webhook_services`` map (``{"namespace/name[:port]": "host:port"}``), e.g. once
+        a test's webhook server knows its port; a bad entry is a ``ValueError``."""
+        self._state.admission.service_addresses = parse_webhook_services(services)
+
+    @property
+    def admission_plugins(self) -> frozenset[str]:
+        """The admission plugins on (kube-apiserver's names)."""
+        return self._state.store.admission_plugins
 
     @property
     def kube_version(self) -> str:

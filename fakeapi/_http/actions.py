@@ -20,6 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.admitting import admission_warnings, admit_subresource_create
 from fakeapi._http.answers import answer_for, read_body
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import ServerState
@@ -108,6 +109,9 @@ async def handle_token(
 ) -> web.Response:
     answer_for(request)
     token_request, warnings = await _decoded(request, state, _TOKEN_REQUEST)
+    kind = ("authentication.k8s.io", "v1", "TokenRequest")
+    token_request = await admit_subresource_create(request, state, rtype, info, token_request, kind, name=info.name)
+    warnings = warnings + admission_warnings(request)
     answered = request_token(state.store, info.namespace, info.name, token_request)
     return object_response(answered, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
 
@@ -118,6 +122,8 @@ async def handle_binding(
     bindings = builtin_type("", "v1", "Binding")
     binding, warnings = await _decoded(request, state, bindings)
     name = info.name if info.subresource else str(metadata_of(binding).get("name") or "")
+    binding = await admit_subresource_create(request, state, rtype, info, binding, ("", "v1", "Binding"), name=name)
+    warnings = warnings + admission_warnings(request)
     pods = builtin_type("", "v1", "Pod")
     bind_pod(state.store, pods, info.namespace, name, binding)
     return object_response(_SUCCESS, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
@@ -127,6 +133,10 @@ async def handle_eviction(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     eviction, warnings = await _decoded(request, state, _EVICTION)
+    eviction = await admit_subresource_create(
+        request, state, rtype, info, eviction, ("policy", "v1", "Eviction"), name=info.name
+    )
+    warnings = warnings + admission_warnings(request)
     budgets = builtin_type("policy", "v1", "PodDisruptionBudget")
     evict_pod(state.store, rtype, budgets, info.namespace, info.name, eviction)
     return object_response(_SUCCESS, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)

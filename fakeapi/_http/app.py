@@ -28,7 +28,17 @@ from fakeapi._http.authentication import USER, User, request_attributes
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.impersonation import ImpersonationError, impersonate
-from fakeapi._http.keys import DEPRECATION, ENTRY, INFO, JOURNAL, PATCH_CONTEXT, STALE_REVISION, STREAM, VALVE
+from fakeapi._http.keys import (
+    ADMISSION_WARNINGS,
+    DEPRECATION,
+    ENTRY,
+    INFO,
+    JOURNAL,
+    PATCH_CONTEXT,
+    STALE_REVISION,
+    STREAM,
+    VALVE,
+)
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
 from fakeapi._http.responses import error_response, wants_pretty, warn_first
@@ -228,7 +238,8 @@ def _error_answer(request: web.BaseRequest, state: ServerState, error: Exception
     """The answer for what a handler raised: its Status, the panic's plain text, or a remembered 500."""
     if isinstance(error, APIError):
         context = request.get(PATCH_CONTEXT)
-        warnings = context.warnings if context is not None else []
+        warnings = list(context.warnings) if context is not None else []
+        warnings += request.get(ADMISSION_WARNINGS) or []
         return error_response(error, pretty=pretty, warnings=warnings)
     if isinstance(error, ApiserverPanic):
         return web.Response(status=500, text=PANIC_MESSAGE + "\n", content_type="text/plain")

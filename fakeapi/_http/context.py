@@ -8,12 +8,14 @@ run as they come.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi._http.authentication import Authentication
 from fakeapi._http.authorizing import Authorization
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
+from fakeapi._http.webhook_client import WebhookClient
+from fakeapi._state.admission import AdmissionChain, WebhookCaller, enabled_plugins
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
@@ -41,6 +43,10 @@ class ServerConfig:
     token_auth: bool = False
     authorization: str = "AlwaysAllow"
     kube_version: str = DEFAULT_KUBE_VERSION
+    # The admission plugins on (``--enable-admission-plugins``/``--disable-admission-plugins`` applied).
+    admission_plugins: frozenset[str] = field(default_factory=lambda: enabled_plugins())
+    # Services whose webhooks listen somewhere on this machine: (namespace, name, port) -> (host, port).
+    webhook_services: dict[tuple[str, str, int], tuple[str, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,11 @@ class ServerState:
             history_max_bytes=self.config.history_max_bytes,
             kube_version=self.config.kube_version,
         )
+        self.store.admission_plugins = self.config.admission_plugins
+        self.webhook_client = WebhookClient()
+        self.admission = AdmissionChain(
+            self.store, self.webhook_client, self.config.webhook_services, seed=self.config.seed
+        )
         self.journal = Journal(
             self.config.journal_limit,
             body_limit=self.config.journal_body_limit,
@@ -155,3 +166,7 @@ class ServerState:
         self.server_scheme = "http"
         self.errors: list[str] = []
         self.request_log: Callable[[str], None] | None = None
+
+    def set_webhook_caller(self, caller: WebhookCaller | None) -> None:
+        """Make webhook calls through ``caller`` (a test's or the scenarios engine's); None restores HTTP."""
+        self.admission.caller = caller or self.webhook_client

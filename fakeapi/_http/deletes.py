@@ -2,15 +2,19 @@
 
 DeleteOptions come from the body when there is one (the query is then ignored), else the query; a
 body that does not decode is a 500, as the handler passes it on unwrapped. A custom resource
-deleted outright is answered with a Success Status; some built-ins answer with the object.
+deleted outright is answered with a Success Status; some built-ins answer with the object. Each
+delete passes the admission chain (:mod:`.admitting`; a collection's mutating admission once, its
+validating admission per object).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.admitting import admission_warnings, admit_delete, admitted_delete
 from fakeapi._http.answers import answer_for, pretty, read_body, respond, served
 from fakeapi._http.context import ServerState
 from fakeapi._http.negotiation import (
@@ -26,6 +30,7 @@ from fakeapi._patching.goscanner import GoSyntaxError
 from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.storeview import Committed
 from fakeapi.errors import APIError, status_body
 
 __all__ = ["handle_delete", "handle_delete_collection"]
@@ -121,19 +126,28 @@ async def handle_delete(
     if rtype.kind == "Namespace" and info.name in _PROTECTED_NAMESPACES:
         raise APIError.forbidden(rtype.group_resource, info.name, "this namespace may not be deleted")
     namespace = info.namespace if rtype.namespaced else ""
-    committed = state.store.delete(
-        rtype,
-        namespace,
-        info.name,
-        uid=options.uid,
-        resource_version=options.resource_version,
-        propagation=_propagation(options),
-        dry_run=options.dry_run,
+    attributes = await admit_delete(request, state, rtype, info, options, info.name)
+
+    def delete(current: dict[str, Any]) -> Committed:
+        return state.store.delete(
+            rtype,
+            namespace,
+            info.name,
+            uid=options.uid,
+            resource_version=options.resource_version,
+            propagation=_propagation(options),
+            dry_run=options.dry_run,
+        )
+
+    committed = await admitted_delete(
+        request, state, rtype, attributes, info.name, delete, uid=options.uid, resource_version=options.resource_version
     )
+    warnings = admission_warnings(request)
     if committed.deleted and (rtype.group, rtype.kind) not in _RETURNS_DELETED_OBJECT:
-        return object_response(_deleted_status(rtype, committed.object), pretty=pretty(request), ordered=True)
+        body = _deleted_status(rtype, committed.object)
+        return object_response(body, pretty=pretty(request), ordered=True, warnings=warnings)
     status = 202 if not committed.deleted and options.orphan_dependents is False else 200
-    return respond(request, state, rtype, committed.object, answer, status=status)
+    return respond(request, state, rtype, committed.object, answer, status=status, warnings=warnings)
 
 
 async def handle_delete_collection(
@@ -144,18 +158,35 @@ async def handle_delete_collection(
     list_options = parse_list_options(request.query, watch=False)
     matches, _ = selector_filter(rtype, list_options.label_selector, list_options.field_selector)
     namespace = info.namespace if rtype.namespaced and info.namespace else None
+    attributes = await admit_delete(request, state, rtype, info, delete_options, "")
     deleted = []
     for obj in state.store.items(rtype, namespace):
         if not matches(obj):
             continue
         meta = metadata_of(obj)
-        committed = state.store.delete(
-            rtype,
-            meta.get("namespace", ""),
-            meta.get("name", ""),
-            propagation=_propagation(delete_options),
-            dry_run=delete_options.dry_run,
-        )
+        item_namespace, item_name = meta.get("namespace", ""), meta.get("name", "")
+        if not state.store.is_stored(rtype, obj):
+            continue
+
+        def delete(
+            current: dict[str, Any], item_namespace: str = item_namespace, item_name: str = item_name
+        ) -> Committed:
+            return state.store.delete(
+                rtype,
+                item_namespace,
+                item_name,
+                propagation=_propagation(delete_options),
+                dry_run=delete_options.dry_run,
+            )
+
+        try:
+            committed = await admitted_delete(
+                request, state, rtype, replace(attributes, namespace=item_namespace), item_name, delete
+            )
+        except APIError as error:
+            if error.code == 404:
+                continue
+            raise
         deleted.append(served(rtype, committed.object))
     list_meta: dict[str, Any] = {"resourceVersion": str(state.store.revision)}
     if rtype.custom:
@@ -164,7 +195,13 @@ async def handle_delete_collection(
     else:
         items = [{k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in deleted]
         body = {"kind": rtype.list_kind, "apiVersion": rtype.api_version, "metadata": list_meta, "items": items}
-    return object_response(body, media_type=answer.media_type, pretty=pretty(request), ordered=rtype.struct_order)
+    return object_response(
+        body,
+        media_type=answer.media_type,
+        pretty=pretty(request),
+        ordered=rtype.struct_order,
+        warnings=admission_warnings(request),
+    )
 
 
 def _propagation(options: DeleteOptions) -> str | None:

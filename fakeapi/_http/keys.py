@@ -9,7 +9,17 @@ from fakeapi._http.patching import PatchContext
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state.journal import Journal, JournalEntry
 
-__all__ = ["DEPRECATION", "ENTRY", "INFO", "JOURNAL", "PATCH_CONTEXT", "STALE_REVISION", "STREAM", "VALVE"]
+__all__ = [
+    "ADMISSION_WARNINGS",
+    "DEPRECATION",
+    "ENTRY",
+    "INFO",
+    "JOURNAL",
+    "PATCH_CONTEXT",
+    "STALE_REVISION",
+    "STREAM",
+    "VALVE",
+]
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("fakeapi_info", RequestInfo)
 ENTRY: web.RequestKey[JournalEntry] = web.RequestKey("fakeapi_entry", JournalEntry)
@@ -21,3 +31,5 @@ VALVE: web.RequestKey[WatchValve] = web.RequestKey("fakeapi_valve", WatchValve)
 STREAM: web.RequestKey[web.StreamResponse] = web.RequestKey("fakeapi_stream", web.StreamResponse)
 # The deprecation warning of the resource the request reached: every answer on its path carries it first.
 DEPRECATION: web.RequestKey[str] = web.RequestKey("fakeapi_deprecation", str)
+# The warnings admission webhooks answered with: the response carries them, refused or not.
+ADMISSION_WARNINGS: web.RequestKey[list[str]] = web.RequestKey("fakeapi_admission_warnings", list)

@@ -12,6 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.admitting import SubresourceView, admission_warnings, admitted_update
 from fakeapi._http.answers import answer_for, read_body, respond
 from fakeapi._http.context import ServerState
 from fakeapi._http.negotiation import PATCH_TYPES_BUILTIN, request_media_type
@@ -105,8 +106,7 @@ async def handle_scale(
 
     spec_path = rtype.scale_paths[0]
 
-    def compute(current: dict[str, Any]) -> dict[str, Any]:
-        new_scale = compute_scale(scale_of(rtype, current))
+    def written(current: dict[str, Any], new_scale: dict[str, Any]) -> dict[str, Any]:
         replicas = (new_scale.get("spec") or {}).get("replicas", 0) if isinstance(new_scale, dict) else 0
         updated = _set_path(current, spec_path, replicas)
         revision = metadata_of(new_scale).get("resourceVersion") if isinstance(new_scale, dict) else None
@@ -115,7 +115,21 @@ async def handle_scale(
             metadata["resourceVersion"] = revision
         return {**updated, "metadata": metadata}
 
-    committed = state.store.update(
-        rtype, namespace, info.name, compute, dry_run=options.dry_run, manager=options.manager, unconditional=True
+    def compute(current_scale: dict[str, Any]) -> dict[str, Any]:
+        new_scale = compute_scale(current_scale)
+        return new_scale if isinstance(new_scale, dict) else {}
+
+    view = SubresourceView(("autoscaling", "v1", "Scale"), lambda obj: scale_of(rtype, obj), written)
+    committed = await admitted_update(
+        request,
+        state,
+        rtype,
+        info,
+        compute,
+        dry_run=options.dry_run,
+        manager=options.manager,
+        unconditional=True,
+        view=view,
     )
-    return respond(request, state, SCALE_TYPE, scale_of(rtype, committed.object), answer, warnings=context.warnings)
+    warnings = context.warnings + admission_warnings(request)
+    return respond(request, state, SCALE_TYPE, scale_of(rtype, committed.object), answer, warnings=warnings)

@@ -3,6 +3,7 @@
 POST checks the content type before the body size, PUT the body size before the content type;
 the body's apiVersion, namespace and name must match the URL; PATCH runs inside the store's update
 so the patch sees the object being replaced; server-side apply goes through :mod:`.applying`.
+Every write passes the admission chain (:mod:`.admitting`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.admitting import admission_warnings, admitted_create, admitted_update
 from fakeapi._http.answers import answer_for, read_body, respond, served
 from fakeapi._http.applying import decode_apply_body, require_manager
 from fakeapi._http.bodies import decode_object_body
@@ -72,8 +74,8 @@ async def handle_create(
         **obj,
         "apiVersion": (rtype.storage_version and f"{rtype.group}/{rtype.storage_version}") or rtype.api_version,
     }
-    committed = state.store.create(
-        rtype, info.namespace if rtype.namespaced else "", obj, dry_run=options.dry_run, manager=options.manager
+    committed = await admitted_create(
+        request, state, rtype, info, obj, dry_run=options.dry_run, manager=options.manager
     )
     return respond(
         request,
@@ -82,7 +84,7 @@ async def handle_create(
         committed.object,
         answer,
         status=201,
-        warnings=decoded.warnings + list(committed.warnings),
+        warnings=decoded.warnings + admission_warnings(request) + list(committed.warnings),
     )
 
 
@@ -124,18 +126,16 @@ async def handle_update(
             )
         return obj
 
-    namespace = info.namespace if rtype.namespaced else ""
-    committed = state.store.update(
-        rtype,
-        namespace,
-        info.name,
-        compute,
-        subresource=info.subresource,
-        dry_run=options.dry_run,
-        manager=options.manager,
+    committed = await admitted_update(
+        request, state, rtype, info, compute, dry_run=options.dry_run, manager=options.manager
     )
     return respond(
-        request, state, rtype, committed.object, answer, warnings=decoded.warnings + list(committed.warnings)
+        request,
+        state,
+        rtype,
+        committed.object,
+        answer,
+        warnings=decoded.warnings + admission_warnings(request) + list(committed.warnings),
     )
 
 
@@ -171,18 +171,16 @@ async def handle_patch(
         _check_name(info, new)
         return {**new, "apiVersion": current.get("apiVersion")} if new.get("apiVersion") == rtype.api_version else new
 
-    committed = state.store.update(
-        rtype,
-        namespace,
-        info.name,
-        compute,
-        subresource=info.subresource,
-        dry_run=options.dry_run,
-        manager=options.manager,
-        unconditional=False,
+    committed = await admitted_update(
+        request, state, rtype, info, compute, dry_run=options.dry_run, manager=options.manager
     )
     return respond(
-        request, state, rtype, committed.object, answer, warnings=context.warnings + list(committed.warnings)
+        request,
+        state,
+        rtype,
+        committed.object,
+        answer,
+        warnings=context.warnings + admission_warnings(request) + list(committed.warnings),
     )
 
 
@@ -205,10 +203,11 @@ async def _server_side_apply(
     _check_name(info, applied)
     namespace = info.namespace if rtype.namespaced else ""
     if state.store.find(rtype, namespace, info.name) is None:
-        committed = state.store.create(
-            rtype, namespace, applied, dry_run=options.dry_run, manager=manager, applied=applied
+        committed = await admitted_create(
+            request, state, rtype, info, applied, dry_run=options.dry_run, manager=manager, applied=applied
         )
-        return respond(request, state, rtype, committed.object, answer, status=201, warnings=list(committed.warnings))
+        warnings = admission_warnings(request) + list(committed.warnings)
+        return respond(request, state, rtype, committed.object, answer, status=201, warnings=warnings)
 
     def compute(current: dict[str, Any]) -> dict[str, Any]:
         return field_ownership.merge_applied(
@@ -222,15 +221,16 @@ async def _server_side_apply(
             status_is_subresource="status" in rtype.subresources,
         )
 
-    committed = state.store.update(
+    committed = await admitted_update(
+        request,
+        state,
         rtype,
-        namespace,
-        info.name,
+        info,
         compute,
-        subresource=info.subresource,
         dry_run=options.dry_run,
         manager=manager,
         unconditional=True,
         track_fields=False,
     )
-    return respond(request, state, rtype, committed.object, answer, warnings=list(committed.warnings))
+    warnings = admission_warnings(request) + list(committed.warnings)
+    return respond(request, state, rtype, committed.object, answer, warnings=warnings)

@@ -30,6 +30,7 @@ from typing import Any
 from fakeapi._patching.goencode import encode
 from fakeapi._patching.gostrconv import parse_uint
 from fakeapi._state import controllers, garbage_collector
+from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE, default_enabled
 from fakeapi._state.clock import Clock
 from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_revision_slot
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
@@ -44,7 +45,7 @@ from fakeapi._state.validation import field
 from fakeapi._state.watching import ADDED, DEFAULT_HISTORY_BYTES, DELETED, MODIFIED, Change, WatchHub
 from fakeapi.errors import APIError, Cause
 
-__all__ = ["Store", "StoreSnapshot", "track_writes"]
+__all__ = ["CreatePlan", "Store", "StoreSnapshot", "UpdatePlan", "track_writes"]
 
 GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATE_NAME_ATTEMPTS = 8
@@ -72,6 +73,28 @@ class StoreSnapshot:
     random_state: Any
 
 
+@dataclass(frozen=True)
+class CreatePlan:
+    """A create prepared and validated, not yet stored (:meth:`Store.plan_create`)."""
+
+    rtype: ResourceType
+    namespace: str
+    object: dict[str, Any]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class UpdatePlan:
+    """An update prepared and validated against ``current``, not yet stored (:meth:`Store.plan_update`)."""
+
+    rtype: ResourceType
+    current: dict[str, Any]
+    new: dict[str, Any]
+    slot: RevisionSlot
+    warnings: tuple[str, ...]
+    unchanged: bool
+
+
 def _etcd_key(key: Key) -> str:
     namespace, name = key
     return f"{namespace}/{name}" if namespace else name
@@ -96,6 +119,8 @@ class Store:
         # kube-controller-manager's per-namespace controllers (namespace_content), and the CA they publish.
         self.namespace_controllers = True
         self.root_ca = ""
+        # The admission plugins switched on (docs/admission.md); the in-process ones read it.
+        self.admission_plugins: frozenset[str] = frozenset(default_enabled())
         self._encodings: dict[tuple[tuple[str, str], str, str], tuple[dict[str, Any], bytes]] = {}
         # Per resource: its bucket, and its keys (etcd's spelling, and as tuples) and objects in key order.
         self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key], list[dict[str, Any]]]] = {}
@@ -285,6 +310,12 @@ class Store:
     def generate_name(self, base: str) -> str:
         return base[:58] + "".join(self._random.choice(GENERATE_NAME_ALPHABET) for _ in range(5))
 
+    def admit(self, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+        """The in-process mutating admission plugins of a create (NamespaceLifecycle, ServiceAccount, Priority)."""
+        if rtype.namespaced and NAMESPACE_LIFECYCLE in self.admission_plugins:
+            strategy_of(rtype).check_namespace(self, rtype, with_metadata(obj, namespace=namespace or None))
+        return strategy_of(rtype).admit(self, rtype, namespace, obj)
+
     def create(
         self,
         rtype: ResourceType,
@@ -297,6 +328,24 @@ class Store:
         applied: dict[str, Any] | None = None,
     ) -> Committed:
         """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
+        plan = self.plan_create(rtype, namespace, obj, manager=manager, validate=validate, applied=applied)
+        return self.commit_create(plan, dry_run=dry_run)
+
+    def plan_create(
+        self,
+        rtype: ResourceType,
+        namespace: str,
+        obj: dict[str, Any],
+        *,
+        manager: str = "",
+        validate: bool = True,
+        applied: dict[str, Any] | None = None,
+        admitted: bool = False,
+    ) -> CreatePlan:
+        """A create up to its commit: admitted (unless ``admitted`` says the caller did), named, prepared, validated.
+
+        Nothing is stored: :meth:`commit_create` stores it, so validating admission can run in between.
+        """
         strategy = strategy_of(rtype)
         metadata = metadata_of(obj)
         given = metadata.get("resourceVersion")
@@ -306,7 +355,8 @@ class Store:
             revision, problem = parse_uint(str(given))
             if problem is None and revision != 0:
                 raise APIError.internal("resourceVersion should not be set on objects to be created")
-        obj = strategy.admit(self, rtype, namespace, obj)
+        if not admitted:
+            obj = self.admit(rtype, namespace, obj)
         generated = not metadata.get("name") and bool(metadata.get("generateName"))
         attempts = GENERATE_NAME_ATTEMPTS if generated else 1
         for _ in range(attempts):
@@ -328,11 +378,22 @@ class Store:
             error.retry_after = 1
             raise error
         warnings = tuple(strategy.warnings_on_create(rtype, prepared))
+        return CreatePlan(rtype, namespace, prepared, warnings)
+
+    def commit_create(self, plan: CreatePlan, *, dry_run: bool = False) -> Committed:
+        """Store a planned create, unless its name was taken while it waited (``AlreadyExists``)."""
+        rtype, prepared = plan.rtype, plan.object
+        name = metadata_of(prepared)["name"]
+        existing = self.find(rtype, plan.namespace, name)
+        if existing is not None:
+            raise APIError.already_exists(
+                rtype.group_resource, name, terminating=metadata_of(existing).get("deletionTimestamp") is not None
+            )
         if dry_run:
-            return Committed(prepared, changed=False, warnings=warnings)
+            return Committed(prepared, changed=False, warnings=plan.warnings)
         stored = self.persist(rtype, prepared, ADDED, None)
-        strategy.after_create(self, rtype, stored)
-        return Committed(stored, changed=True, warnings=warnings)
+        strategy_of(rtype).after_create(self, rtype, stored)
+        return Committed(stored, changed=True, warnings=plan.warnings)
 
     def _prepare_create(
         self,
@@ -361,6 +422,10 @@ class Store:
             strategy.validate_create(self, rtype, prepared)
         return self._laid_out(rtype, strategy.track_create(rtype, prepared, manager, now, applied), None)
 
+    def in_struct_order(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        """A built-in object laid out as its Go struct (what ``json.Marshal`` of the typed object writes)."""
+        return self._laid_out(rtype, obj, None)
+
     def _laid_out(self, rtype: ResourceType, obj: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
         """A built-in object as its Go struct holds it (field order, omitempty), after the strategy's changes."""
         struct = self.registry.go_struct(rtype)
@@ -386,10 +451,36 @@ class Store:
         ``unconditional`` is for updates whose body carries no resourceVersion by design (a patch
         computes the new object from the current one, so it inherits its resourceVersion).
         """
-        strategy = strategy_of(rtype)
         current = self.get(rtype, namespace, name)
-        new = compute(current)
+        plan = self.plan_update(
+            rtype,
+            current,
+            compute(current),
+            subresource=subresource,
+            manager=manager,
+            unconditional=unconditional,
+            track_fields=track_fields,
+        )
+        return self.commit_update(plan, dry_run=dry_run)
+
+    def plan_update(
+        self,
+        rtype: ResourceType,
+        current: dict[str, Any],
+        new: dict[str, Any],
+        *,
+        subresource: str = "",
+        manager: str = "",
+        unconditional: bool = False,
+        track_fields: bool = True,
+    ) -> UpdatePlan:
+        """An update of ``current`` to ``new`` up to its commit: preconditions, strategy, validation.
+
+        Nothing is stored: :meth:`commit_update` stores it if ``current`` is still the stored version.
+        """
+        strategy = strategy_of(rtype)
         current_meta, new_meta = metadata_of(current), metadata_of(new)
+        name = current_meta.get("name", "")
         new_revision = new_meta.get("resourceVersion")
         if new_revision in (None, "", "0") and not unconditional:
             if not strategy.allow_unconditional_update(rtype):
@@ -407,8 +498,20 @@ class Store:
         warnings = tuple(strategy.warnings_on_update(rtype, new, current))
         new = self._laid_out(rtype, new, current)
         slot = with_revision_slot(new, in_order=rtype.struct_order)
-        new_encoding = slot.without_revision
-        if new_encoding == self._encoded_without_revision(rtype, current):
+        unchanged = slot.without_revision == self._encoded_without_revision(rtype, current)
+        return UpdatePlan(rtype, current, new, slot, warnings, unchanged)
+
+    def is_stored(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
+        """Whether ``obj`` is still the stored version of its object (stored objects are never mutated)."""
+        meta = metadata_of(obj)
+        return self.find(rtype, meta.get("namespace", ""), meta.get("name", "")) is obj
+
+    def commit_update(self, plan: UpdatePlan, *, dry_run: bool = False) -> Committed:
+        """Store a planned update; the caller has made sure its ``current`` is still the stored one."""
+        rtype, current, new, warnings = plan.rtype, plan.current, plan.new, plan.warnings
+        strategy = strategy_of(rtype)
+        current_meta = metadata_of(current)
+        if plan.unchanged:
             return Committed(current, changed=False, warnings=warnings)
         if strategy.should_delete_during_update(new, current):
             if dry_run:
@@ -421,8 +524,9 @@ class Store:
             return Committed(
                 with_metadata(new, resourceVersion=current_meta.get("resourceVersion")), False, False, warnings
             )
-        stored = self.persist(rtype, new, MODIFIED, current, slot)
-        self._encodings[(rtype.storage_key, namespace, name)] = (stored, new_encoding)
+        stored = self.persist(rtype, new, MODIFIED, current, plan.slot)
+        namespace, name = current_meta.get("namespace", ""), current_meta.get("name", "")
+        self._encodings[(rtype.storage_key, namespace, name)] = (stored, plan.slot.without_revision)
         strategy.after_update(self, rtype, stored, current)
         return Committed(stored, changed=True, warnings=warnings)
 
@@ -439,22 +543,8 @@ class Store:
     ) -> Committed:
         """``Store.Delete``: preconditions, then finalizers mark the object, or it goes now."""
         strategy = strategy_of(rtype)
-        current = self.get(rtype, namespace, name)
+        current = self.check_delete_preconditions(rtype, namespace, name, uid=uid, resource_version=resource_version)
         meta = metadata_of(current)
-        if uid is not None and uid != meta.get("uid"):
-            raise APIError.conflict(
-                rtype.group_kind,
-                name,
-                f"the UID in the precondition ({uid}) does not match the UID in record ({meta.get('uid')}). "
-                "The object might have been deleted and then recreated",
-            )
-        if resource_version is not None and resource_version != meta.get("resourceVersion"):
-            raise APIError.conflict(
-                rtype.group_kind,
-                name,
-                f"the ResourceVersion in the precondition ({resource_version}) does not match the ResourceVersion "
-                f"in record ({meta.get('resourceVersion')}). The object might have been modified",
-            )
         finalizers = list(meta.get("finalizers") or [])
         propagation = propagation or strategy.default_propagation(rtype)
         policy_finalizer = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(propagation)
@@ -478,6 +568,28 @@ class Store:
             garbage_collector.owner_marked(self, rtype, stored)
             stored = self.find(rtype, namespace, name) or stored
         return Committed(stored, changed=True)
+
+    def check_delete_preconditions(
+        self, rtype: ResourceType, namespace: str, name: str, *, uid: str | None, resource_version: str | None
+    ) -> dict[str, Any]:
+        """The stored object a delete targets, once its ``preconditions`` hold (409 when they do not)."""
+        current = self.get(rtype, namespace, name)
+        meta = metadata_of(current)
+        if uid is not None and uid != meta.get("uid"):
+            raise APIError.conflict(
+                rtype.group_kind,
+                name,
+                f"the UID in the precondition ({uid}) does not match the UID in record ({meta.get('uid')}). "
+                "The object might have been deleted and then recreated",
+            )
+        if resource_version is not None and resource_version != meta.get("resourceVersion"):
+            raise APIError.conflict(
+                rtype.group_kind,
+                name,
+                f"the ResourceVersion in the precondition ({resource_version}) does not match the ResourceVersion "
+                f"in record ({meta.get('resourceVersion')}). The object might have been modified",
+            )
+        return current
 
     def delete_now(self, rtype: ResourceType, current: dict[str, Any]) -> dict[str, Any]:
         """Remove an object at once (its last finalizer is gone, or it never had one)."""

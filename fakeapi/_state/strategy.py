@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, field_ownership, schema
+from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.validation import field
 from fakeapi._state.validation.names import NameRule, name_is_dns_label, name_is_dns_subdomain
@@ -80,7 +81,8 @@ class Strategy:
     # -- create -----------------------------------------------------------------------------------
 
     def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
-        """Hook for the mutating admission plugins that act on a create, before the registry's rules."""
+        """Hook for the in-process mutating admission plugins of a create, before the registry's rules
+        (the store has checked the namespace first, as NamespaceLifecycle runs before them)."""
         return obj
 
     def prepare_for_create(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
@@ -93,7 +95,8 @@ class Strategy:
 
     def validate_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         name = metadata_of(obj).get("name", "")
-        self._check_namespace(store, rtype, obj)
+        if NAMESPACE_LIFECYCLE in store.admission_plugins:
+            self.check_namespace(store, rtype, obj)
         self._raise_type_meta(rtype, name, obj)
         meta = metadata_of(obj)
         errors = validate_object_meta(meta, namespaced=rtype.namespaced, names=self._names(rtype))
@@ -279,7 +282,8 @@ class Strategy:
         if causes:
             raise APIError.invalid(rtype.group_kind, name, causes)
 
-    def _check_namespace(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
+    def check_namespace(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        """NamespaceLifecycle on a create: the namespace must exist and not be terminating."""
         if not rtype.namespaced:
             return
         namespace = metadata_of(obj).get("namespace", "")

@@ -27,7 +27,11 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
     binary = require_tool("kubectl", "driving the real kubectl (1.32) against `fakeapi serve`")
     home = tmp_path_factory.mktemp("kubectl-deploy")
     kubeconfig = home / "kubeconfig"
-    arguments = ["--port", "0", "--kubeconfig", str(kubeconfig), "--log-requests"]
+    # The folder configures the operator's webhooks, and no operator runs here: as in a cluster, its
+    # Backup writes would be refused (connection refused at the webhook Service). These tests are
+    # about kubectl and ownership, so the webhook plugins are off, as kube-apiserver's switch allows.
+    webhooks_off = ["--disable-admission-plugins", "MutatingAdmissionWebhook,ValidatingAdmissionWebhook"]
+    arguments = ["--port", "0", "--kubeconfig", str(kubeconfig), "--log-requests", *webhooks_off]
     with ServeProcess(*arguments, "--crd", str(DEPLOY / "crds"), "--load", str(DEPLOY)) as server:
         yield Kubectl(binary, home, server, kubeconfig)
         assert server.stop() == 0

@@ -10,7 +10,7 @@ Reproduced from kube-apiserver 1.32:
 * the default admission plugins that act like defaulting on pods (``plugin/pkg/admission``):
   Priority (``priority``, ``preemptionPolicy``) and DefaultTolerationSeconds (the two 300 s
   ``NoExecute`` tolerations). ServiceAccount admission needs the ServiceAccount object, so it
-  is a strategy hook (:mod:`fakeapi._state.serviceaccount_admission`);
+  is a strategy hook (:mod:`fakeapi._state.admission.serviceaccount`);
 * ``pkg/apis/core/v1/conversion.go``: ``serviceAccount`` as the alias of ``serviceAccountName``;
 * typed serialization: ``"resources":{}`` and a template's ``"creationTimestamp":null``.
 """

@@ -11,6 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, defaults, namespace_content
+from fakeapi._state.admission.plugins import PRIORITY, SERVICE_ACCOUNT
+from fakeapi._state.admission.priority import admit_pod_priority
+from fakeapi._state.admission.serviceaccount import admit_pod
 from fakeapi._state.defaults.allocation import keep_allocated_values
 from fakeapi._state.defaults.cluster import (
     limit_range_defaults,
@@ -24,9 +27,7 @@ from fakeapi._state.defaults.pods import pod_defaults
 from fakeapi._state.defaults.storage import persistent_volume_claim_defaults, persistent_volume_defaults
 from fakeapi._state.kinds.declaring import builtin
 from fakeapi._state.objects import metadata_of
-from fakeapi._state.priority_admission import admit_pod_priority
 from fakeapi._state.resources import ResourceType, Subresource
-from fakeapi._state.serviceaccount_admission import admit_pod
 from fakeapi._state.strategy import GenerationStrategy, Strategy
 from fakeapi._state.tables.access import RESOURCE_QUOTA_PRINTER
 from fakeapi._state.tables.cluster import (
@@ -164,12 +165,15 @@ class NamespaceStrategy(Strategy):
 
 class PodStrategy(Strategy):
     """A pod's create passes the ServiceAccount and Priority admission plugins
-    (:mod:`..serviceaccount_admission`, :mod:`..priority_admission`), after NamespaceLifecycle has
+    (:mod:`..admission.serviceaccount`, :mod:`..admission.priority`), after NamespaceLifecycle has
     found its namespace."""
 
     def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
-        self._check_namespace(store, rtype, {**obj, "metadata": {**metadata_of(obj), "namespace": namespace}})
-        return admit_pod_priority(store, admit_pod(store, namespace, obj))
+        if SERVICE_ACCOUNT in store.admission_plugins:
+            obj = admit_pod(store, namespace, obj)
+        if PRIORITY in store.admission_plugins:
+            obj = admit_pod_priority(store, obj)
+        return obj
 
 
 class NamespaceContentStrategy(Strategy):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._state.admission.plugins import PRIORITY
+from fakeapi._state.admission.priority import check_single_global_default
 from fakeapi._state.defaults.fields import Obj, default_if_absent
 from fakeapi._state.kinds.declaring import builtin
-from fakeapi._state.priority_admission import check_single_global_default
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.strategy import Strategy
 from fakeapi._state.tables.cluster import PRIORITY_CLASS_PRINTER
@@ -29,13 +30,15 @@ class PriorityClassStrategy(Strategy):
 
     def validate_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
         super().validate_create(store, rtype, obj)
-        check_single_global_default(store, obj, creating=True)
+        if PRIORITY in store.admission_plugins:
+            check_single_global_default(store, obj, creating=True)
 
     def validate_update(
         self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> None:
         super().validate_update(store, rtype, new, old, subresource)
-        check_single_global_default(store, new, creating=False)
+        if PRIORITY in store.admission_plugins:
+            check_single_global_default(store, new, creating=False)
 
 
 TYPES: tuple[ResourceType, ...] = (

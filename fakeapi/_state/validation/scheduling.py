@@ -5,7 +5,7 @@ classes; any other class's value is at most 1000000000 (``value: Forbidden: maxi
 of a user defined priority is 1000000000``); the preemption policy is known.
 ``ValidatePriorityClassUpdate``: the value (``value: Forbidden: may not be changed in an update.``)
 and the preemption policy are immutable. That at most one class is the global default is the
-Priority admission plugin's rule (:mod:`fakeapi._state.priority_admission`), a 403.
+Priority admission plugin's rule (:mod:`fakeapi._state.admission.priority`), a 403.
 """
 
 from __future__ import annotations

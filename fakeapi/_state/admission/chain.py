@@ -1,0 +1,94 @@
+"""The admission chain of one server: mutating admission, then (after the registry's rules) validating admission.
+
+``pkg/admission/chain.go`` runs the enabled plugins in kube-apiserver's order; ``reinvocation.go``
+runs the mutating ones a second time when a webhook changed the object. Here the in-process plugins
+of a create (NamespaceLifecycle, ServiceAccount, Priority: ``Store.admit``) run first, then the
+mutating webhooks; when a webhook changed the object both run again, the webhooks only for those
+with ``reinvocationPolicy: IfNeeded`` called before the change (``reinvocationcontext.go``).
+Validating webhooks run after the object has been defaulted and validated, just before it is
+stored (docs/admission.md).
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any
+
+from fakeapi._state.admission.attributes import CREATE, Attributes
+from fakeapi._state.admission.calling import ServiceAddresses, WebhookCaller
+from fakeapi._state.admission.configurations import MUTATING, VALIDATING, Webhook, webhooks_of
+from fakeapi._state.admission.dispatching import MutationRound, WebhookContext, mutate, validate
+from fakeapi._state.admission.matching import exempt
+from fakeapi._state.admission.plugins import MUTATING_WEBHOOK, VALIDATING_WEBHOOK
+from fakeapi._state.storeview import StoreView
+
+__all__ = ["AdmissionChain"]
+
+
+class AdmissionChain:
+    """Admission as one server runs it; ``caller`` makes the webhooks' HTTP calls."""
+
+    def __init__(
+        self, store: StoreView, caller: WebhookCaller, service_addresses: ServiceAddresses | None = None, seed: int = 0
+    ) -> None:
+        self.store = store
+        self.caller = caller
+        self.service_addresses: ServiceAddresses = dict(service_addresses or {})
+        self._random: random.Random = random.Random(seed) if seed else random.SystemRandom()
+        self._cache: dict[str, tuple[object, int, list[Webhook]]] = {}
+
+    def _new_uid(self) -> str:
+        """``uuid.NewUUID``: a version 1 uuid, from the seed when the server has one, so runs replay."""
+        return str(uuid.UUID(int=self._random.getrandbits(128), version=1))
+
+    def _webhooks(self, plural: str) -> list[Webhook]:
+        """The webhooks in force, read again only when something was written since (or the store restored)."""
+        rtype = self.store.registry.resolve("admissionregistration.k8s.io", "v1", plural)
+        bucket = self.store.bucket(rtype) if rtype is not None else None
+        cached = self._cache.get(plural)
+        if cached is not None and cached[0] is bucket and cached[1] == self.store.revision:
+            return cached[2]
+        hooks = webhooks_of(self.store, plural)
+        self._cache[plural] = (bucket, self.store.revision, hooks)
+        return hooks
+
+    def _context(self, warnings: list[str]) -> WebhookContext:
+        return WebhookContext(self.store, self.caller, self.service_addresses, warnings, self._new_uid)
+
+    def _in_process(self, attributes: Attributes, obj: dict[str, Any] | None) -> dict[str, Any] | None:
+        if attributes.operation == CREATE and obj is not None and not attributes.subresource:
+            return self.store.admit(attributes.rtype, attributes.namespace, obj)
+        return obj
+
+    async def admit(self, attributes: Attributes, warnings: list[str]) -> dict[str, Any] | None:
+        """Mutating admission: the object to prepare and validate, or the refusal (:class:`APIError`)."""
+        obj = self._in_process(attributes, attributes.object)
+        if MUTATING_WEBHOOK not in self.store.admission_plugins or exempt(attributes):
+            return obj
+        hooks = self._webhooks(MUTATING)
+        if not hooks:
+            return obj
+        if obj is not None and attributes.kind is None:
+            # What the request's decoding has done upstream before admission (the scheme's defaults).
+            obj = attributes.rtype.default(obj, creating=attributes.operation == CREATE)
+        state = MutationRound()
+        context = self._context(warnings)
+        obj = await mutate(context, hooks, attributes.with_object(obj), state)
+        if state.should_reinvoke:
+            state.reinvoke = True
+            obj = self._in_process(attributes, obj)
+            obj = await mutate(context, hooks, attributes.with_object(obj), state)
+        return obj
+
+    def validates(self, attributes: Attributes) -> bool:
+        """Whether validating admission may have to wait for a webhook (else :meth:`validate` has nothing to do)."""
+        if VALIDATING_WEBHOOK not in self.store.admission_plugins or exempt(attributes):
+            return False
+        return bool(self._webhooks(VALIDATING))
+
+    async def validate(self, attributes: Attributes, warnings: list[str]) -> None:
+        """Validating admission of the object about to be stored (``attributes.object``)."""
+        if not self.validates(attributes):
+            return
+        await validate(self._context(warnings), self._webhooks(VALIDATING), attributes)
