@@ -245,9 +245,8 @@ class DepthFirst:
     is the same whatever the number of shards and whichever runs each shard makes.
 
     Within a state the default (the same actor, plainly) comes first, then the options in their
-    fixed order, each actor's plain request before its faulted variants. ``fault_limit`` (lowered by
-    the explorer once it holds a counterexample) skips every option that would put more faults than
-    that in a schedule: what is left to explore is then exactly the schedules that could have fewer.
+    fixed order, each actor's plain request before its faulted variants. How many faults a schedule
+    may carry is the engine's budget, which offers no faulted option beyond it.
     """
 
     def __init__(self, *, reduction: str = "dpor", shard: Shard | None = None) -> None:
@@ -258,7 +257,6 @@ class DepthFirst:
         self.stack: list[_Frame] = []
         self.finished = False
         self.depth = 0
-        self.fault_limit: int | None = None
         self._blocked: list[Option] | None = None
 
     def begin(self) -> None:
@@ -323,16 +321,10 @@ class DepthFirst:
     def _prefix(self, depth: int) -> list[int]:
         return [frame.tried[-1] for frame in self.stack[:depth]]
 
-    def _faults_above(self, depth: int) -> int:
-        return sum(1 for frame in self.stack[:depth] if frame.options[frame.tried[-1]].fault is not None)
-
     def _next(self, frame: _Frame, depth: int) -> int | None:
-        limited = self.fault_limit is not None and self._faults_above(depth) >= self.fault_limit
         for index in frame.order:
             option = frame.options[index]
             if index in frame.tried or option.label in frame.sleep or option.actor not in frame.backtrack:
-                continue
-            if limited and option.fault is not None:
                 continue
             if depth == self.shard.depth - 1 and not self.shard.owns([*self._prefix(depth), index]):
                 frame.tried.append(index)
