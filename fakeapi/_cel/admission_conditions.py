@@ -2,9 +2,9 @@
 
 The composition environment (``pkg/admission/plugin/cel/compile.go``, ``createEnvForOpts``): the base
 environment of CRD rules (:mod:`.compiling`: strings v2, optionals, the Kubernetes library) with the variables
-``object`` and ``oldObject`` (dyn: webhooks give them no schema), ``request`` (``BuildRequestType``: the
-AdmissionRequest without uid, object and oldObject) and ``namespaceObject`` (``BuildNamespaceType``; a webhook's
-matcher never binds it, so it is null). ``params`` is not declared for webhooks. ``authorizer`` and
+``object`` and ``oldObject`` (dyn: webhooks give them no schema), ``request`` (the AdmissionRequest without
+uid, object and oldObject) and ``namespaceObject`` (a webhook's matcher never binds it, so it is null), their
+types in :mod:`.admission_types`. ``params`` is not declared for webhooks. ``authorizer`` and
 ``authorizer.requestResource`` are not declared here either: the authorizer library is not reproduced, so a
 condition naming them does not compile (docs/admission.md).
 
@@ -24,8 +24,8 @@ from typing import Any
 
 from cel_expr_python import cel
 
+from fakeapi._cel.admission_types import NAMESPACE, REQUEST, admission_pool
 from fakeapi._cel.compiling import _evaluate_literal, _extensions, _uses_formats
-from fakeapi._cel.declarations import declare
 from fakeapi._cel.format_library import runtime_source
 from fakeapi._cel.literals import literal_issues, program_error
 from fakeapi._cel.opaque import runtime_pool
@@ -35,81 +35,9 @@ from fakeapi._cel.texts import Issue, issues_text, parse_issues, runtime_text
 __all__ = ["CompiledCondition", "compile_condition", "evaluate_condition"]
 
 T = cel.Type
-_STRING = {"type": "string"}
-_STRINGS = {"type": "array", "items": _STRING}
-_GVK = {"type": "object", "properties": {"group": _STRING, "version": _STRING, "kind": _STRING}}
-_GVR = {"type": "object", "properties": {"group": _STRING, "version": _STRING, "resource": _STRING}}
-_DYN = {"x-kubernetes-int-or-string": True}
-_REQUEST = {
-    "type": "object",
-    "properties": {
-        "kind": _GVK,
-        "resource": _GVR,
-        "subResource": _STRING,
-        "requestKind": _GVK,
-        "requestResource": _GVR,
-        "requestSubResource": _STRING,
-        "name": _STRING,
-        "namespace": _STRING,
-        "operation": _STRING,
-        "userInfo": {
-            "type": "object",
-            "properties": {
-                "username": _STRING,
-                "uid": _STRING,
-                "groups": _STRINGS,
-                "extra": {"type": "object", "additionalProperties": _STRINGS},
-            },
-        },
-        "dryRun": {"type": "boolean"},
-        "options": _DYN,
-    },
-}
-_TIMESTAMP = {"type": "string", "format": "date-time"}
-_STRING_MAP = {"type": "object", "additionalProperties": _STRING}
-_NAMESPACE = {
-    "type": "object",
-    "properties": {
-        "metadata": {
-            "type": "object",
-            "properties": {
-                "name": _STRING,
-                "generateName": _STRING,
-                "namespace": _STRING,
-                "labels": _STRING_MAP,
-                "annotations": _STRING_MAP,
-                "UID": _STRING,
-                "creationTimestamp": _TIMESTAMP,
-                "deletionGracePeriodSeconds": {"type": "integer"},
-                "deletionTimestamp": _TIMESTAMP,
-                "generation": {"type": "integer"},
-                "resourceVersion": _STRING,
-                "finalizers": _STRINGS,
-            },
-        },
-        "spec": {"type": "object", "properties": {"finalizers": _STRINGS}},
-        "status": {
-            "type": "object",
-            "properties": {
-                "conditions": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "status": _STRING,
-                            "type": _STRING,
-                            "lastTransitionTime": _TIMESTAMP,
-                            "message": _STRING,
-                            "reason": _STRING,
-                        },
-                    },
-                },
-                "phase": _STRING,
-            },
-        },
-    },
-}
 _VARIABLES = ("object", "oldObject", "request", "namespaceObject")
+_CPP_SELECT_ON_NON_MESSAGE = "Applying SELECT to non-message type"
+_ROOT_SELECT = re.compile(r"(?<![\w.'\"])(object|oldObject|namespaceObject)\s*\.\s*([A-Za-z_]\w*)")
 
 
 @dataclass(frozen=True)
@@ -123,15 +51,8 @@ class CompiledCondition:
 
 @lru_cache(maxsize=1)
 def _checking_env() -> Any:
-    declared, pool = declare({"type": "object", "properties": {"request": _REQUEST, "namespace": _NAMESPACE}}, False)
-    assert declared is not None
-    variables = {
-        "object": T.DYN,
-        "oldObject": T.DYN,
-        "request": declared.fields["request"][1].cel_type,
-        "namespaceObject": declared.fields["namespace"][1].cel_type,
-    }
-    return cel.NewEnv(pool, variables=variables, extensions=_extensions(checked=True))
+    variables = {"object": T.DYN, "oldObject": T.DYN, "request": T(REQUEST), "namespaceObject": T(NAMESPACE)}
+    return cel.NewEnv(admission_pool(), variables=variables, extensions=_extensions(checked=True))
 
 
 @lru_cache(maxsize=1)
@@ -172,6 +93,19 @@ def compile_condition(expression: str) -> CompiledCondition:
     return CompiledCondition(expression, program=_runtime_env().compile(source, disable_check=True))
 
 
+def _null_select_text(expression: str, variables: Mapping[str, Any], text: str) -> str:
+    """cel-go's ``no such key: <field>`` for a field read on a null variable (``oldObject`` of a create).
+
+    cel-cpp's error does not name the field; it is taken from the first ``<variable>.<field>`` in the source
+    whose variable is null, the read that fails when the expression reads only one such field."""
+    if text != _CPP_SELECT_ON_NON_MESSAGE:
+        return text
+    for match in _ROOT_SELECT.finditer(expression):
+        if match.group(1) in variables and variables[match.group(1)] is None:
+            return f"no such key: {match.group(2)}"
+    return text
+
+
 def evaluate_condition(condition: CompiledCondition, variables: Mapping[str, Any]) -> bool | str:
     """Whether the condition holds, or its error as ``ForInput`` words it."""
     if condition.program is None:
@@ -182,6 +116,7 @@ def evaluate_condition(condition: CompiledCondition, variables: Mapping[str, Any
         return f"expression '{condition.expression}' resulted in error: {error}"
     value = result.value()
     if result.type().name() == "ERROR":
-        return f"expression '{condition.expression}' resulted in error: {runtime_text(str(value))}"
+        text = _null_select_text(condition.expression, variables, runtime_text(str(value)))
+        return f"expression '{condition.expression}' resulted in error: {text}"
     # ``Match`` skips a webhook only on ``celtypes.False``: any other value (a dyn result) counts as true.
     return value is not False

@@ -242,3 +242,18 @@ async def test_the_authorizer_is_not_declared(client: RawClient, hooks: WebhookS
     )
     assert reply.status == 422
     assert "undeclared reference to 'authorizer" in reply.json()["message"]
+
+
+async def test_a_create_has_no_old_object(client: RawClient, hooks: WebhookServer) -> None:
+    await deny_when(client, hooks, "oldObject == null || oldObject.metadata.name == 'cm'")
+    assert (await client.post(CONFIGMAPS, configmap())).status == 400
+    hooks.received.clear()
+    assert (await client.delete(f"{VALIDATING}/v")).status == 200
+    await deny_when(client, hooks, "oldObject.metadata.name == 'other'")
+    reply = await client.post(CONFIGMAPS, configmap("second"))
+    assert reply.status == 403
+    assert reply.json()["message"] == (
+        "configmaps \"second\" is forbidden: expression 'oldObject.metadata.name == 'other'' resulted in error: "
+        "no such key: metadata"
+    )
+    assert hooks.received == []
