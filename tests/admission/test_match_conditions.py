@@ -257,3 +257,22 @@ async def test_a_create_has_no_old_object(client: RawClient, hooks: WebhookServe
         "no such key: metadata"
     )
     assert hooks.received == []
+
+
+async def test_a_mutating_webhooks_conditions_see_the_earlier_webhooks_patch(
+    client: RawClient, hooks: WebhookServer
+) -> None:
+    hooks.answers["/first"] = json_patch([{"op": "add", "path": "/data/added", "value": "yes"}])
+    hooks.answers["/second"] = json_patch([{"op": "add", "path": "/data/second", "value": "yes"}])
+    first = webhook("first.example.com", hooks.client_config("/first"))
+    second = webhook(
+        "second.example.com",
+        hooks.client_config("/second"),
+        matchConditions=conditions("has(object.data.added)"),
+    )
+    for name, hook in (("a", first), ("b", second)):
+        reply = await client.post(MUTATING, configuration("MutatingWebhookConfiguration", name, hook))
+        assert reply.status == 201, reply.body
+    created = await client.post(CONFIGMAPS, configmap(a="1"))
+    assert created.json()["data"] == {"a": "1", "added": "yes", "second": "yes"}
+    assert [path for path, _, _ in hooks.received] == ["/first", "/second"]

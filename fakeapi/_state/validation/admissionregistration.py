@@ -43,6 +43,7 @@ def _conditions_unchanged(new: Obj, old: Obj) -> bool:
 
 
 def _condition_errors(condition: Any, path: str) -> list[FieldError]:
+    # Imported here: configurations without conditions never load the CEL runtime.
     from fakeapi._cel.admission_conditions import compile_condition
 
     condition = condition if isinstance(condition, dict) else {}
