@@ -5,8 +5,10 @@ Kubernetes' is here: the types a structural schema gives ``self`` (:mod:`.declar
 the values rules see (:mod:`.values`), the Kubernetes CEL library (:mod:`.library`, :mod:`.opaque_functions`),
 compiling a rule as apiextensions-apiserver does (:mod:`.compiling`) with cel-go's texts (:mod:`.texts`,
 :mod:`.literals`), ``fieldPath`` (:mod:`.field_paths`), the estimated cost (:mod:`.costs`) and running the
-rules on a write with ratcheting (:mod:`.validating`). No store, no HTTP: the state layer calls in and turns
-:class:`RuleError` into field errors. See docs/cel.md.
+rules on a write with ratcheting (:mod:`.validating`). Admission webhooks' ``matchConditions`` are compiled and
+evaluated in the admission composition environment (:mod:`.admission_conditions`, :mod:`.admission_types`).
+No store, no HTTP: the state layer calls in and turns :class:`RuleError` into field errors. See docs/cel.md
+and docs/admission.md.
 
 The names are loaded on first use: a server whose CRDs have no rules never loads the CEL runtime.
 """

@@ -88,19 +88,11 @@ class WebhookContext:
     new_uid: Callable[[], str] = lambda: str(uuid.uuid1())
 
 
-def _versioned(obj: dict[str, Any] | None, invocation: Invocation, attributes: Attributes) -> dict[str, Any] | None:
-    """The object at the version the webhook matched (custom resources convert by apiVersion only)."""
-    if obj is None or attributes.kind is not None:
-        return obj
-    api_version = invocation.rtype.api_version
-    return obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
-
-
 async def _call(
     context: WebhookContext, hook: Webhook, invocation: Invocation, attributes: Attributes, *, mutating: bool
 ) -> tuple[AdmissionResponse, dict[str, Any] | None]:
     """One webhook call: the verdict, and the object it was shown; :class:`CallFailed` when it failed."""
-    versioned = _versioned(attributes.object, invocation, attributes)
+    versioned = invocation.versioned(attributes.object, attributes)
     shown = versioned
     # Validating admission sees objects the registry has laid out already; mutating, the request's.
     if mutating and versioned is not None and invocation.rtype.struct_order and attributes.kind is None:

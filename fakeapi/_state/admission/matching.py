@@ -13,6 +13,7 @@ Reproduced from k8s.io/apiserver 1.32 (docs/admission.md):
 * ``generic/webhook.go`` ``ShouldCallHook``: under ``matchPolicy: Equivalent`` a rule that misses the
   request's resource is tried on the same resource at its other served versions, and the webhook is
   then called with that version's resource and kind;
+* ``ShouldCallHook`` then evaluates the webhook's ``matchConditions`` (:mod:`.match_conditions`);
 * ``rules.IsExemptAdmissionConfigurationResource``: writes of webhook configurations and admission
   policies never call webhooks.
 """
@@ -24,13 +25,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakeapi._state.admission.attributes import CREATE, UPDATE, Attributes
+from fakeapi._state.admission.match_conditions import match_conditions_hold
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.storeview import StoreView
 from fakeapi.errors import APIError, GroupResource
 
-__all__ = ["Invocation", "exempt", "match_conditions_hold", "should_call"]
+__all__ = ["Invocation", "exempt", "should_call"]
 
 _EXEMPT_KINDS = frozenset(
     {
@@ -52,6 +54,13 @@ class Invocation:
     webhook: dict[str, Any]
     rtype: ResourceType
     kind: tuple[str, str, str]
+
+    def versioned(self, obj: dict[str, Any] | None, attributes: Attributes) -> dict[str, Any] | None:
+        """The object at the version the webhook matched (custom resources convert by apiVersion only)."""
+        if obj is None or attributes.kind is not None:
+            return obj
+        api_version = self.rtype.api_version
+        return obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
 
 
 def exempt(attributes: Attributes) -> bool:
@@ -136,17 +145,6 @@ def _equivalents(store: StoreView, rtype: ResourceType) -> list[ResourceType]:
     return [other for other in store.registry.custom_types_of(rtype.crd_name) if other.version != rtype.version]
 
 
-def match_conditions_hold(webhook: Mapping[str, Any], attributes: Attributes) -> bool:
-    """The webhook's ``matchConditions`` (CEL expressions), which fakeapi does not evaluate yet.
-
-    Upstream (``generic/webhook.go``) skips a webhook whose conditions evaluate to false and refuses
-    the request with 403 when one fails to evaluate. Until CEL is evaluated here, every webhook is
-    called as if its conditions held: nothing is refused or skipped on their account
-    (docs/admission.md).
-    """
-    return True
-
-
 def should_call(store: StoreView, webhook: Mapping[str, Any], attributes: Attributes) -> Invocation | None:
     """``ShouldCallHook``: the invocation, None when the webhook does not apply, or the selector's error."""
     namespace_error: APIError | None = None
@@ -177,6 +175,6 @@ def should_call(store: StoreView, webhook: Mapping[str, Any], attributes: Attrib
         return None
     if namespace_error is not None:
         raise namespace_error
-    if webhook.get("matchConditions") and not match_conditions_hold(webhook, attributes):
+    if webhook.get("matchConditions") and not match_conditions_hold(webhook, invocation, attributes):
         return None
     return invocation

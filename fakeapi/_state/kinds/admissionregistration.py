@@ -1,11 +1,14 @@
 """``admissionregistration.k8s.io/v1``: webhook configurations and admission policies.
 
-Stored and served only: no admission webhook is called and no policy is evaluated. Their
-strategies bump the generation on every change of what they configure
-(``pkg/registry/admissionregistration/<kind>/strategy.go``).
+Their strategies bump the generation on every change of what they configure
+(``pkg/registry/admissionregistration/<kind>/strategy.go``). Of their validation, only the webhooks'
+``matchConditions`` are checked (:mod:`fakeapi._state.validation.admissionregistration`); policies are
+stored, not evaluated.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from fakeapi._state.defaults.admission import (
     mutating_webhook_configuration_defaults,
@@ -22,12 +25,32 @@ from fakeapi._state.tables.access import (
     VALIDATING_ADMISSION_POLICY_PRINTER,
     VALIDATING_WEBHOOK_PRINTER,
 )
+from fakeapi._state.validation import field
+from fakeapi._state.validation.admissionregistration import validate_match_conditions
+from fakeapi.errors import Cause
 
 __all__ = ["TYPES"]
 
 _GROUP = "admissionregistration.k8s.io"
 _EXTENSIONS = ("api-extensions",)
 _GENERATION = GenerationStrategy()
+
+
+class WebhookConfigurationStrategy(GenerationStrategy):
+    """Validates the webhooks' ``matchConditions`` after the metadata."""
+
+    def validate_rules(
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        subresource: str,
+        causes: list[Cause],
+    ) -> list[Cause]:
+        return field.causes(validate_match_conditions(obj, old))
+
+
+_WEBHOOK_CONFIGURATION = WebhookConfigurationStrategy()
 
 TYPES: tuple[ResourceType, ...] = (
     builtin(
@@ -37,7 +60,7 @@ TYPES: tuple[ResourceType, ...] = (
         "MutatingWebhookConfiguration",
         False,
         categories=_EXTENSIONS,
-        strategy=_GENERATION,
+        strategy=_WEBHOOK_CONFIGURATION,
         printer=MUTATING_WEBHOOK_PRINTER,
         defaulter=mutating_webhook_configuration_defaults,
     ),
@@ -71,7 +94,7 @@ TYPES: tuple[ResourceType, ...] = (
         "ValidatingWebhookConfiguration",
         False,
         categories=_EXTENSIONS,
-        strategy=_GENERATION,
+        strategy=_WEBHOOK_CONFIGURATION,
         printer=VALIDATING_WEBHOOK_PRINTER,
         defaulter=validating_webhook_configuration_defaults,
     ),
