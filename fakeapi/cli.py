@@ -68,6 +68,16 @@ def _port(text: str) -> int:
     return port
 
 
+def _webhook_service(text: str) -> tuple[str, str]:
+    """``namespace/name:port=host:port``."""
+    service, separator, address = text.partition("=")
+    reference, _, port = service.rpartition(":")
+    host, _, local_port = address.rpartition(":")
+    if not separator or "/" not in reference or not port.isdigit() or not host or not local_port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAMESPACE/NAME:PORT=HOST:PORT, got {text!r}")
+    return service, address
+
+
 def _kube_version(text: str) -> str:
     try:
         return parse_kube_version(text)
@@ -162,6 +172,18 @@ def _parser() -> argparse.ArgumentParser:
             "always-allow (the default: every request is allowed) or rbac: authorize every request from the "
             "Roles, ClusterRoles and bindings in the store, as kube-apiserver's RBAC authorizer does, with its "
             "403s; rbac implies --token-auth (the kubeconfig's admin token is in system:masters)"
+        ),
+    )
+    serve.add_argument(
+        "--webhook-service",
+        metavar="NAMESPACE/NAME:PORT=HOST:PORT",
+        type=_webhook_service,
+        action="append",
+        default=[],
+        help=(
+            "where a webhook's Service reference is served on this machine (repeatable): a CRD conversion "
+            "webhook naming service NAME in NAMESPACE on PORT is called at HOST:PORT, with the TLS server "
+            "name NAME.NAMESPACE.svc, as a real cluster would reach the Service's endpoints"
         ),
     )
     serve.add_argument(
@@ -541,6 +563,7 @@ async def _serve(args: argparse.Namespace) -> int:
         nodes=args.node,
         outcomes=args.outcome_rules,
         real_time=True,
+        webhook_services=dict(args.webhook_service),
     )
     token_auth = server.token_auth
     exposure = _exposure_warning(args.host, token_auth, args.tls)

@@ -18,7 +18,7 @@ import json
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
@@ -224,6 +224,8 @@ class FakeAPIServer:
         nodes: Sequence[NodeSpec | str] | None = None,
         outcomes: Sequence[OutcomeRule] = (),
         real_time: bool = False,
+        webhook_services: Mapping[str, str] | None = None,
+        webhook_timeout: float = 30.0,
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -252,6 +254,11 @@ class FakeAPIServer:
         the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
         ``real_time`` (``fakeapi serve``) it is the wall clock and the controllers run on their own.
+
+        ``webhook_services`` maps a Service a webhook names (``"namespace/name:port"``) to the local
+        ``"host:port"`` that serves it, where a real cluster would route to the Service's endpoints;
+        ``webhook_timeout`` is the webhook client's timeout in seconds (30 upstream)
+        (docs/conversion.md).
         """
         authorization = _authorization_mode(authorization)
         kube_version = parse_kube_version(kube_version)
@@ -272,6 +279,8 @@ class FakeAPIServer:
             token_auth=token_auth,
             authorization=authorization,
             kube_version=kube_version,
+            webhook_services=dict(webhook_services or {}),
+            webhook_timeout=webhook_timeout,
         )
         self.tls = tls
         # The cluster's CA exists whether or not it serves HTTPS: kube-root-ca.crt publishes it.

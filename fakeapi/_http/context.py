@@ -8,17 +8,19 @@ run as they come.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fakeapi._http.authentication import Authentication
 from fakeapi._http.authorizing import Authorization
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
+from fakeapi._http.webhook_transport import post_over_https
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 from fakeapi._state.store import Store
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES, Watcher
+from fakeapi._state.webhook_client import DEFAULT_TIMEOUT_SECONDS, HookTransport
 from fakeapi.errors import APIError
 
 __all__ = ["Gate", "GateDecision", "GateRequest", "ServerConfig", "ServerState", "WatchValve"]
@@ -42,6 +44,9 @@ class ServerConfig:
     token_auth: bool = False
     authorization: str = "AlwaysAllow"
     kube_version: str = DEFAULT_KUBE_VERSION
+    # A webhook's Service (``namespace/name:port``) -> the local ``host:port`` that serves it.
+    webhook_services: dict[str, str] = field(default_factory=dict)
+    webhook_timeout: float = DEFAULT_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,7 @@ class ServerState:
         self.authentication = Authentication(token_auth=self.config.token_auth, store=self.store)
         self.authorization = Authorization(self.config.authorization, self.store)
         self.gate: Gate | None = None
+        self.webhook_transport: HookTransport = post_over_https
         self.server_address = "127.0.0.1:0"
         self.server_scheme = "http"
         self.errors: list[str] = []

@@ -13,6 +13,7 @@ from aiohttp import web
 
 from fakeapi._http.answers import answer_for, pretty, read_body, respond, served
 from fakeapi._http.context import ServerState
+from fakeapi._http.converting import by_webhook, converted_for_answer
 from fakeapi._http.negotiation import (
     body_media_type,
 )
@@ -121,6 +122,9 @@ async def handle_delete(
     if rtype.kind == "Namespace" and info.name in _PROTECTED_NAMESPACES:
         raise APIError.forbidden(rtype.group_resource, info.name, "this namespace may not be deleted")
     namespace = info.namespace if rtype.namespaced else ""
+    if by_webhook(rtype):
+        # The registry reads (decodes, converts) the object before deleting it.
+        await converted_for_answer(state, rtype, state.store.get(rtype, namespace, info.name))
     committed = state.store.delete(
         rtype,
         namespace,
@@ -133,7 +137,8 @@ async def handle_delete(
     if committed.deleted and (rtype.group, rtype.kind) not in _RETURNS_DELETED_OBJECT:
         return object_response(_deleted_status(rtype, committed.object), pretty=pretty(request), ordered=True)
     status = 202 if not committed.deleted and options.orphan_dependents is False else 200
-    return respond(request, state, rtype, committed.object, answer, status=status)
+    shown = await converted_for_answer(state, rtype, committed.object)
+    return respond(request, state, rtype, shown, answer, status=status)
 
 
 async def handle_delete_collection(
@@ -145,9 +150,11 @@ async def handle_delete_collection(
     matches, _ = selector_filter(rtype, list_options.label_selector, list_options.field_selector)
     namespace = info.namespace if rtype.namespaced and info.namespace else None
     deleted = []
-    for obj in state.store.items(rtype, namespace):
-        if not matches(obj):
-            continue
+    # The collection is listed (each item converted) before anything is deleted.
+    listed = [obj for obj in state.store.items(rtype, namespace) if matches(obj)]
+    for obj in listed:
+        await converted_for_answer(state, rtype, obj)
+    for obj in listed:
         meta = metadata_of(obj)
         committed = state.store.delete(
             rtype,
@@ -156,7 +163,7 @@ async def handle_delete_collection(
             propagation=_propagation(delete_options),
             dry_run=delete_options.dry_run,
         )
-        deleted.append(served(rtype, committed.object))
+        deleted.append(served(rtype, await converted_for_answer(state, rtype, committed.object)))
     list_meta: dict[str, Any] = {"resourceVersion": str(state.store.revision)}
     if rtype.custom:
         list_meta["continue"] = ""

@@ -7,6 +7,7 @@ so the patch sees the object being replaced; server-side apply goes through :mod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -15,6 +16,8 @@ from fakeapi._http.answers import answer_for, read_body, respond, served
 from fakeapi._http.applying import decode_apply_body, require_manager
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import ServerState
+from fakeapi._http.converted_writes import create_converted, update_converted
+from fakeapi._http.converting import by_webhook, storage_api_version
 from fakeapi._http.keys import PATCH_CONTEXT
 from fakeapi._http.negotiation import (
     APPLY_PATCH,
@@ -30,6 +33,7 @@ from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state import field_ownership
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.storeview import Committed
 from fakeapi.errors import APIError
 
 __all__ = ["handle_create", "handle_patch", "handle_update"]
@@ -68,13 +72,14 @@ async def handle_create(
     decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
     _check_api_version(rtype, decoded.obj)
     obj = _check_body_namespace(rtype, info, decoded.obj)
-    obj = {
-        **obj,
-        "apiVersion": (rtype.storage_version and f"{rtype.group}/{rtype.storage_version}") or rtype.api_version,
-    }
-    committed = state.store.create(
-        rtype, info.namespace if rtype.namespaced else "", obj, dry_run=options.dry_run, manager=options.manager
-    )
+    namespace = info.namespace if rtype.namespaced else ""
+    if by_webhook(rtype):
+        committed = await create_converted(
+            state, rtype, namespace, obj, dry_run=options.dry_run, manager=options.manager
+        )
+    else:
+        obj = {**obj, "apiVersion": storage_api_version(rtype)}
+        committed = state.store.create(rtype, namespace, obj, dry_run=options.dry_run, manager=options.manager)
     return respond(
         request,
         state,
@@ -107,10 +112,8 @@ async def handle_update(
     _check_api_version(rtype, decoded.obj)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     _check_name(info, obj)
-    obj = {
-        **obj,
-        "apiVersion": (rtype.storage_version and f"{rtype.group}/{rtype.storage_version}") or rtype.api_version,
-    }
+    converted = by_webhook(rtype)
+    obj = {**obj, "apiVersion": rtype.api_version if converted else storage_api_version(rtype)}
     uid = metadata_of(obj).get("uid")
 
     def compute(current: dict[str, Any]) -> dict[str, Any]:
@@ -125,7 +128,9 @@ async def handle_update(
         return obj
 
     namespace = info.namespace if rtype.namespaced else ""
-    committed = state.store.update(
+    write = update_converted if converted else _update_now
+    committed = await write(
+        state,
         rtype,
         namespace,
         info.name,
@@ -137,6 +142,18 @@ async def handle_update(
     return respond(
         request, state, rtype, committed.object, answer, warnings=decoded.warnings + list(committed.warnings)
     )
+
+
+async def _update_now(
+    state: ServerState,
+    rtype: ResourceType,
+    namespace: str,
+    name: str,
+    compute: Callable[[dict[str, Any]], dict[str, Any]],
+    **options: Any,
+) -> Committed:
+    """The store's update, for a resource whose writes await nothing."""
+    return state.store.update(rtype, namespace, name, compute, **options)
 
 
 def _storage_key(rtype: ResourceType, info: RequestInfo) -> str:
@@ -171,7 +188,8 @@ async def handle_patch(
         _check_name(info, new)
         return {**new, "apiVersion": current.get("apiVersion")} if new.get("apiVersion") == rtype.api_version else new
 
-    committed = state.store.update(
+    committed = await (update_converted if by_webhook(rtype) else _update_now)(
+        state,
         rtype,
         namespace,
         info.name,
@@ -205,9 +223,14 @@ async def _server_side_apply(
     _check_name(info, applied)
     namespace = info.namespace if rtype.namespaced else ""
     if state.store.find(rtype, namespace, info.name) is None:
-        committed = state.store.create(
-            rtype, namespace, applied, dry_run=options.dry_run, manager=manager, applied=applied
-        )
+        if by_webhook(rtype):
+            committed = await create_converted(
+                state, rtype, namespace, applied, dry_run=options.dry_run, manager=manager, applied=applied
+            )
+        else:
+            committed = state.store.create(
+                rtype, namespace, applied, dry_run=options.dry_run, manager=manager, applied=applied
+            )
         return respond(request, state, rtype, committed.object, answer, status=201, warnings=list(committed.warnings))
 
     def compute(current: dict[str, Any]) -> dict[str, Any]:
@@ -222,7 +245,8 @@ async def _server_side_apply(
             status_is_subresource="status" in rtype.subresources,
         )
 
-    committed = state.store.update(
+    committed = await (update_converted if by_webhook(rtype) else _update_now)(
+        state,
         rtype,
         namespace,
         info.name,

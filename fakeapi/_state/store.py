@@ -390,14 +390,17 @@ class Store:
         manager: str = "",
         unconditional: bool = False,
         track_fields: bool = True,
+        seen: dict[str, Any] | None = None,
     ) -> Committed:
         """``Store.Update`` inside ``GuaranteedUpdate``: ``compute`` maps the stored object to the new one.
 
         ``unconditional`` is for updates whose body carries no resourceVersion by design (a patch
         computes the new object from the current one, so it inherits its resourceVersion).
+        ``seen`` is the stored object as the request's version sees it (converted, docs/conversion.md),
+        used in its place; an update that changes nothing then answers with ``seen`` itself.
         """
         strategy = strategy_of(rtype)
-        current = self.get(rtype, namespace, name)
+        current = seen if seen is not None else self.get(rtype, namespace, name)
         new = compute(current)
         current_meta, new_meta = metadata_of(current), metadata_of(new)
         new_revision = new_meta.get("resourceVersion")
@@ -435,6 +438,32 @@ class Store:
         self._encodings[(rtype.storage_key, namespace, name)] = (stored, new_encoding)
         strategy.after_update(self, rtype, stored, current)
         return Committed(stored, changed=True, warnings=warnings)
+
+    def commit_converted_create(self, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> Committed:
+        """The persisting half of :meth:`create` for an object prepared (a dry run) at the request's
+        version and converted to the storage version since (docs/conversion.md)."""
+        name = metadata_of(obj).get("name", "")
+        existing = self.find(rtype, namespace, name)
+        if existing is not None:
+            raise APIError.already_exists(
+                rtype.group_resource, name, terminating=metadata_of(existing).get("deletionTimestamp") is not None
+            )
+        stored = self.persist(rtype, obj, ADDED, None)
+        strategy_of(rtype).after_create(self, rtype, stored)
+        return Committed(stored, changed=True)
+
+    def commit_converted_update(
+        self, rtype: ResourceType, namespace: str, name: str, revision: str, obj: dict[str, Any]
+    ) -> Committed | None:
+        """The persisting half of :meth:`update` for an object computed (a dry run) from the stored
+        object at ``revision`` and converted since; None when the object changed meanwhile (the
+        caller computes again, as ``GuaranteedUpdate`` does on a conflict)."""
+        current = self.get(rtype, namespace, name)
+        if metadata_of(current).get("resourceVersion") != revision:
+            return None
+        stored = self.persist(rtype, obj, MODIFIED, current)
+        strategy_of(rtype).after_update(self, rtype, stored, current)
+        return Committed(stored, changed=True)
 
     def delete(
         self,

@@ -1,0 +1,319 @@
+"""CRD conversion by webhook over HTTP: what a client of a non-storage version sees (docs/conversion.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+import pytest_asyncio
+from aiohttp import web
+
+from fakeapi.server import FakeAPIServer
+from tests.conftest import RawClient, crd
+from tests.conversion.webhook_server import ConversionWebhook
+
+pytestmark = pytest.mark.asyncio
+
+V1 = "/apis/example.com/v1/namespaces/default/jobs"
+V2 = "/apis/example.com/v2/namespaces/default/jobs"
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+SOURCE = "example.com/v1, Kind=Job"
+
+
+def webhook_crd(client_config: dict[str, Any], review_versions: tuple[str, ...] = ("v1",)) -> dict[str, Any]:
+    definition = crd(versions=["v1", "v2"])
+    definition["spec"]["conversion"] = {
+        "strategy": "Webhook",
+        "webhook": {"clientConfig": client_config, "conversionReviewVersions": list(review_versions)},
+    }
+    return definition
+
+
+def job(version: str, name: str = "job-1", **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": f"example.com/{version}", "kind": "Job", "metadata": {"name": name}, "spec": spec}
+
+
+def failed(message: str) -> bytes:
+    """The answer to a request whose conversion failed: ``ErrorToAPIStatus`` of a plain error."""
+    status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message}
+    return json.dumps({**status, "code": 500}, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+@pytest_asyncio.fixture
+async def hook() -> AsyncIterator[ConversionWebhook]:
+    async with ConversionWebhook(names=("converter.system.svc",)) as running:
+        yield running
+
+
+@pytest_asyncio.fixture
+async def server(hook: ConversionWebhook) -> AsyncIterator[FakeAPIServer]:
+    services = {"system/converter:443": f"127.0.0.1:{hook.port}"}
+    async with FakeAPIServer(webhook_services=services) as running:
+        yield running
+        assert running.errors == [], "\n".join(running.errors)
+
+
+@pytest_asyncio.fixture
+async def client(server: FakeAPIServer, hook: ConversionWebhook) -> AsyncIterator[RawClient]:
+    async with aiohttp.ClientSession(auto_decompress=False) as session:
+        raw = RawClient(session, server.url)
+        reply = await raw.post(CRDS, webhook_crd({"url": hook.url, "caBundle": hook.ca_bundle}))
+        assert reply.status == 201, reply.body
+        yield raw
+
+
+def answering(body: bytes, status: int = 200, content_type: str = "application/json") -> Any:
+    async def answer(review: dict[str, Any]) -> web.StreamResponse:
+        return web.Response(body=body, status=status, content_type=content_type)
+
+    return answer
+
+
+async def test_a_write_in_the_other_version_is_stored_in_the_storage_version(
+    client: RawClient, hook: ConversionWebhook
+) -> None:
+    created = await client.post(V2, job("v2", b=1))
+    assert created.status == 201, created.body
+    assert created.json()["apiVersion"] == "example.com/v2"
+    assert created.json()["spec"] == {"b": 1}
+    stored = await client.get(f"{V1}/job-1")
+    assert stored.json()["spec"] == {"a": 1}
+    assert stored.json()["metadata"]["resourceVersion"] == created.json()["metadata"]["resourceVersion"]
+    # Encoded to the storage version, then the written object decoded back for the answer.
+    assert [review["request"]["desiredAPIVersion"] for review in hook.reviews] == ["example.com/v1", "example.com/v2"]
+    sent = hook.reviews[0]
+    assert list(sent) == ["kind", "apiVersion", "request", "response"]
+    assert sent["apiVersion"] == "apiextensions.k8s.io/v1"
+    assert sent["response"] == {"uid": "", "convertedObjects": None, "result": {"metadata": {}}}
+    assert "resourceVersion" not in sent["request"]["objects"][0]["metadata"]
+    assert hook.paths == ["/convert?timeout=30s", "/convert?timeout=30s"]
+
+
+async def test_reads_lists_and_patches_convert_each_object(client: RawClient, hook: ConversionWebhook) -> None:
+    for name in ("a", "b"):
+        assert (await client.post(V1, job("v1", name, a=name))).status == 201
+    assert hook.reviews == []
+    got = await client.get(f"{V2}/a")
+    assert got.json()["spec"] == {"b": "a"} and got.json()["apiVersion"] == "example.com/v2"
+    listed = await client.get(V2)
+    assert [item["spec"] for item in listed.json()["items"]] == [{"b": "a"}, {"b": "b"}]
+    assert listed.json()["apiVersion"] == "example.com/v2"
+    assert [len(review["request"]["objects"]) for review in hook.reviews] == [1, 1, 1]
+    patched = await client.patch(f"{V2}/a", {"spec": {"b": "z"}}, content_type="application/merge-patch+json")
+    assert patched.status == 200, patched.body
+    assert patched.json()["spec"] == {"b": "z"}
+    assert (await client.get(f"{V1}/a")).json()["spec"] == {"a": "z"}
+
+
+async def test_a_failed_conversion_fails_a_get_and_a_list_with_the_webhook_message(
+    client: RawClient, hook: ConversionWebhook
+) -> None:
+    assert (await client.post(V1, job("v1", a=1))).status == 201
+
+    async def refuse(review: dict[str, Any]) -> web.StreamResponse:
+        uid = review["request"]["uid"]
+        response = {"uid": uid, "result": {"status": "Failure", "message": "cannot convert a"}}
+        return web.json_response({"apiVersion": review["apiVersion"], "kind": "ConversionReview", "response": response})
+
+    hook.answer = refuse
+    expected = failed(f"conversion webhook for {SOURCE} failed: cannot convert a")
+    got = await client.get(f"{V2}/job-1")
+    assert (got.status, got.body) == (500, expected)
+    listed = await client.get(V2)
+    assert (listed.status, listed.body) == (500, expected)
+    # The storage version is read without the webhook.
+    assert (await client.get(f"{V1}/job-1")).status == 200
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        (
+            answering(b"garbage"),
+            "failed: couldn't get version/kind; json parse error: invalid character 'g' looking for beginning of value",
+        ),
+        (
+            answering(b"oops", status=500, content_type="text/plain"),
+            'failed: an error on the server ("oops") has prevented the request from succeeding',
+        ),
+        (answering(b"", status=404), "failed: the server could not find the requested resource"),
+        (
+            answering(b'{"response":{}}'),
+            "failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /, Kind=",
+        ),
+        (
+            answering(b'{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview"}'),
+            "failed: no response provided",
+        ),
+        (
+            answering(b'{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"nope"}}'),
+            'failed: expected response.uid="{uid}", got "nope"',
+        ),
+    ],
+)
+async def test_a_webhook_answering_wrong_fails_the_read_with_the_apiservers_text(
+    client: RawClient, hook: ConversionWebhook, answer: Any, problem: str
+) -> None:
+    assert (await client.post(V1, job("v1", a=1))).status == 201
+    hook.answer = answer
+    got = await client.get(f"{V2}/job-1")
+    uid = hook.reviews[-1]["request"]["uid"]
+    assert (got.status, got.body) == (500, failed(f"conversion webhook for {SOURCE} {problem}".replace("{uid}", uid)))
+
+
+async def test_an_unsuccessful_result_without_message_and_a_wrong_count(
+    client: RawClient, hook: ConversionWebhook
+) -> None:
+    assert (await client.post(V1, job("v1", a=1))).status == 201
+
+    def with_response(**response: Any) -> Any:
+        async def answer(review: dict[str, Any]) -> web.StreamResponse:
+            body = {"uid": review["request"]["uid"], **response}
+            return web.json_response(
+                {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview", "response": body}
+            )
+
+        return answer
+
+    hook.answer = with_response(result={})
+    got = await client.get(f"{V2}/job-1")
+    assert got.body == failed(f"conversion webhook for {SOURCE} failed: response.result.status was '', not 'Success'")
+    hook.answer = with_response(result={"status": "Success"}, convertedObjects=[])
+    got = await client.get(f"{V2}/job-1")
+    assert got.body == failed(f"conversion webhook for {SOURCE} returned 0 objects, expected 1")
+
+
+async def test_metadata_the_webhook_changes_is_restored_but_labels_and_identity(
+    client: RawClient, hook: ConversionWebhook
+) -> None:
+    assert (await client.post(V1, job("v1", a=1))).status == 201
+
+    def changing(**metadata: Any) -> Any:
+        async def answer(review: dict[str, Any]) -> web.StreamResponse:
+            obj = review["request"]["objects"][0]
+            converted = {**obj, "apiVersion": "example.com/v2", "metadata": {**obj["metadata"], **metadata}}
+            response = {
+                "uid": review["request"]["uid"],
+                "result": {"status": "Success"},
+                "convertedObjects": [converted],
+            }
+            return web.json_response(
+                {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview", "response": response}
+            )
+
+        return answer
+
+    hook.answer = changing(labels={"tier": "gold"}, generation=7)
+    got = (await client.get(f"{V2}/job-1")).json()
+    assert got["metadata"]["labels"] == {"tier": "gold"}
+    assert got["metadata"]["generation"] == 1
+    hook.answer = changing(name="other")
+    renamed = await client.get(f"{V2}/job-1")
+    assert renamed.body == failed(
+        f"conversion webhook for {SOURCE} returned invalid object: must have the same name: job-1 != other"
+    )
+    hook.answer = changing(labels={"bad key": "x"})
+    bad = await client.get(f"{V2}/job-1")
+    assert bad.status == 500
+    assert bad.json()["message"].startswith(
+        f'conversion webhook for {SOURCE} returned invalid metadata: metadata.labels: Invalid value: "bad key"'
+    )
+
+
+async def test_a_write_whose_conversion_fails_stores_nothing(client: RawClient, hook: ConversionWebhook) -> None:
+    hook.answer = answering(b"garbage")
+    created = await client.post(V2, job("v2", b=1))
+    assert created.status == 500
+    assert created.json()["message"].startswith("conversion webhook for example.com/v2, Kind=Job failed: ")
+    assert (await client.get(f"{V1}/job-1")).status == 404
+
+
+async def test_an_unreachable_webhook(server: FakeAPIServer, hook: ConversionWebhook) -> None:
+    async with aiohttp.ClientSession() as session:
+        client = RawClient(session, server.url)
+        closed = ConversionWebhook()
+        async with closed:
+            url, port = closed.url, closed.port
+        definition = webhook_crd({"url": url, "caBundle": hook.ca_bundle})
+        assert (await client.post(CRDS, definition)).status == 201
+        assert (await client.post(V1, job("v1", a=1))).status == 201
+        got = await client.get(f"{V2}/job-1")
+        assert got.body == failed(
+            f'conversion webhook for {SOURCE} failed: Post "{url}?timeout=30s": '
+            f"dial tcp 127.0.0.1:{port}: connect: connection refused"
+        )
+
+
+async def test_an_untrusted_certificate(server: FakeAPIServer, hook: ConversionWebhook) -> None:
+    async with aiohttp.ClientSession() as session, ConversionWebhook() as other:
+        client = RawClient(session, server.url)
+        assert (await client.post(CRDS, webhook_crd({"url": hook.url, "caBundle": other.ca_bundle}))).status == 201
+        assert (await client.post(V1, job("v1", a=1))).status == 201
+        got = await client.get(f"{V2}/job-1")
+        assert got.body == failed(
+            f'conversion webhook for {SOURCE} failed: Post "{hook.url}?timeout=30s": '
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+        )
+
+
+async def test_a_service_reference_reaches_the_mapped_address(server: FakeAPIServer, hook: ConversionWebhook) -> None:
+    async with aiohttp.ClientSession() as session:
+        client = RawClient(session, server.url)
+        service = {"namespace": "system", "name": "converter", "path": "/convert"}
+        definition = webhook_crd({"service": service, "caBundle": hook.ca_bundle}, review_versions=("v1beta1", "v1"))
+        assert (await client.post(CRDS, definition)).status == 201
+        assert (await client.post(V1, job("v1", a=1))).status == 201
+        got = await client.get(f"{V2}/job-1")
+        assert got.status == 200, got.body
+        assert got.json()["spec"] == {"b": 1}
+        assert hook.reviews[-1]["apiVersion"] == "apiextensions.k8s.io/v1beta1"
+
+
+async def test_an_unmapped_service(server: FakeAPIServer, hook: ConversionWebhook) -> None:
+    async with aiohttp.ClientSession() as session:
+        client = RawClient(session, server.url)
+        service = {"namespace": "system", "name": "missing", "port": 8443}
+        assert (await client.post(CRDS, webhook_crd({"service": service}))).status == 201
+        assert (await client.post(V1, job("v1", a=1))).status == 201
+        got = await client.get(f"{V2}/job-1")
+        assert got.body == failed(
+            f'conversion webhook for {SOURCE} failed: Post "https://missing.system.svc:8443?timeout=30s": '
+            'service "missing" not found'
+        )
+
+
+async def test_a_watch_of_the_other_version_gets_converted_events_then_the_error(
+    server: FakeAPIServer, client: RawClient, hook: ConversionWebhook
+) -> None:
+    assert (await client.post(V1, job("v1", a=1))).status == 201
+    async with aiohttp.ClientSession() as session, session.get(server.url + V2 + "?watch=1") as stream:
+        first = json.loads(await stream.content.readline())
+        assert (first["type"], first["object"]["apiVersion"], first["object"]["spec"]) == (
+            "ADDED",
+            "example.com/v2",
+            {"b": 1},
+        )
+        hook.answer = answering(b"garbage")
+        assert (await client.post(V1, job("v1", "job-2", a=2))).status == 201
+        error = json.loads(await stream.content.readline())
+        problem = (
+            f"conversion webhook for {SOURCE} failed: couldn't get version/kind; json parse error: "
+            "invalid character 'g' looking for beginning of value"
+        )
+        assert error == {
+            "type": "ERROR",
+            "object": {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Failure",
+                "message": f"Internal error occurred: {problem}",
+                "reason": "InternalError",
+                "details": {"causes": [{"message": problem}]},
+                "code": 500,
+            },
+        }
+        assert await stream.content.readline() == b""
