@@ -317,3 +317,30 @@ async def test_a_watch_of_the_other_version_gets_converted_events_then_the_error
             },
         }
         assert await stream.content.readline() == b""
+
+
+async def test_spec_conversion_is_defaulted_and_validated(server: FakeAPIServer) -> None:
+    async with aiohttp.ClientSession() as session:
+        client = RawClient(session, server.url)
+        definition = webhook_crd({"url": "http://x/y?z=1"}, review_versions=("v2", "v2"))
+        refused = await client.post(CRDS, definition)
+        assert refused.status == 422
+        assert refused.json()["message"] == (
+            'CustomResourceDefinition.apiextensions.k8s.io "jobs.example.com" is invalid: ['
+            "spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL "
+            "scheme; desired format: https://host[/path], spec.conversion.webhookClientConfig.url: Invalid value: "
+            '"z=1": query parameters are not permitted in the URL, spec.conversion.conversionReviewVersions[1]: '
+            'Invalid value: "v2": duplicate version, spec.conversion.conversionReviewVersions: Invalid value: '
+            '[]string{"v2", "v2"}: must include at least one of v1, v1beta1]'
+        )
+        plain = crd(versions=["v1", "v2"])
+        created = await client.post(CRDS, plain)
+        assert created.json()["spec"]["conversion"] == {"strategy": "None"}
+        assert created.json()["status"]["storedVersions"] == ["v1"]
+        status = created.json()
+        status["status"]["storedVersions"] = ["v2"]
+        pruned = await client.put(f"{CRDS}/jobs.example.com/status", status)
+        assert pruned.status == 422
+        assert pruned.json()["message"].endswith(
+            'status.storedVersions: Invalid value: []string{"v2"}: must have the storage version v1'
+        )
