@@ -13,7 +13,7 @@ from aiohttp import web
 
 from fakeapi.server import FakeAPIServer
 from tests.conftest import RawClient, crd
-from tests.conversion.webhook_server import ConversionWebhook
+from tests.conversion.webhook_server import ConversionWebhook, answering
 
 pytestmark = pytest.mark.asyncio
 
@@ -63,13 +63,6 @@ async def client(server: FakeAPIServer, hook: ConversionWebhook) -> AsyncIterato
         reply = await raw.post(CRDS, webhook_crd({"url": hook.url, "caBundle": hook.ca_bundle}))
         assert reply.status == 201, reply.body
         yield raw
-
-
-def answering(body: bytes, status: int = 200, content_type: str = "application/json") -> Any:
-    async def answer(review: dict[str, Any]) -> web.StreamResponse:
-        return web.Response(body=body, status=status, content_type=content_type)
-
-    return answer
 
 
 async def test_a_write_in_the_other_version_is_stored_in_the_storage_version(

@@ -74,6 +74,15 @@ async def converting(review: dict[str, Any]) -> web.StreamResponse:
     )
 
 
+def answering(body: bytes, status: int = 200, content_type: str = "application/json") -> Answer:
+    """An answer of these bytes, whatever the review."""
+
+    async def answer(review: dict[str, Any]) -> web.StreamResponse:
+        return web.Response(body=body, status=status, content_type=content_type)
+
+    return answer
+
+
 class ConversionWebhook:
     """``async with ConversionWebhook() as hook``: serving at ``hook.url``, trusted by ``hook.ca_bundle``."""
 
