@@ -21,7 +21,14 @@ from fakeapi._state.resources import ResourceType
 from fakeapi._state.webhook_client import HookResponse, hook_target
 from fakeapi.errors import APIError
 
-__all__ = ["at_storage_version", "at_version", "by_webhook", "converted_for_answer", "storage_api_version"]
+__all__ = [
+    "at_storage_version",
+    "at_version",
+    "by_webhook",
+    "converted_for_answer",
+    "storage_api_version",
+    "writes_convert",
+]
 
 
 def conversion_of(rtype: ResourceType) -> CRDConversion | None:
@@ -33,6 +40,13 @@ def by_webhook(rtype: ResourceType) -> bool:
     (the storage version, or one it was stored at before), so reads and writes go through it."""
     conversion = conversion_of(rtype)
     return conversion is not None and conversion.by_webhook
+
+
+def writes_convert(rtype: ResourceType) -> bool:
+    """Writes computed at the request's version and stored at another: a CRD's version other than
+    its storage version, and every version of a CRD converted by webhook."""
+    conversion = conversion_of(rtype)
+    return conversion is not None and (conversion.by_webhook or rtype.version != rtype.storage_version)
 
 
 def storage_api_version(rtype: ResourceType) -> str:
@@ -71,7 +85,7 @@ async def at_storage_version(state: ServerState, rtype: ResourceType, obj: dict[
 
 async def converted_for_answer(state: ServerState, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """:func:`at_version` for a GET, a list item or a write's answer: a failure is a 500 without reason."""
-    if not by_webhook(rtype):
+    if conversion_of(rtype) is None:
         return obj
     try:
         return await at_version(state, rtype, obj)

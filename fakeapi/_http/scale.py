@@ -14,6 +14,8 @@ from aiohttp import web
 
 from fakeapi._http.answers import answer_for, read_body, respond
 from fakeapi._http.context import ServerState
+from fakeapi._http.converted_writes import update_converted
+from fakeapi._http.converting import converted_for_answer, writes_convert
 from fakeapi._http.negotiation import PATCH_TYPES_BUILTIN, request_media_type
 from fakeapi._http.options import parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
@@ -82,9 +84,8 @@ async def handle_scale(
     namespace = info.namespace if rtype.namespaced else ""
     if info.verb == "get":
         answer = answer_for(request)
-        return respond(
-            request, state, SCALE_TYPE, scale_of(rtype, state.store.get(rtype, namespace, info.name)), answer
-        )
+        current = await converted_for_answer(state, rtype, state.store.get(rtype, namespace, info.name))
+        return respond(request, state, SCALE_TYPE, scale_of(rtype, current), answer)
     media_type = request_media_type(request.headers.get("Content-Type"))
     if info.verb == "patch" and media_type not in PATCH_TYPES_BUILTIN[:3]:
         raise APIError.unsupported_media_type(PATCH_TYPES_BUILTIN)
@@ -115,7 +116,20 @@ async def handle_scale(
             metadata["resourceVersion"] = revision
         return {**updated, "metadata": metadata}
 
-    committed = state.store.update(
-        rtype, namespace, info.name, compute, dry_run=options.dry_run, manager=options.manager, unconditional=True
-    )
+    if writes_convert(rtype):
+        # The scale paths are the version's: the object is read and written at it (docs/conversion.md).
+        committed = await update_converted(
+            state,
+            rtype,
+            namespace,
+            info.name,
+            compute,
+            dry_run=options.dry_run,
+            manager=options.manager,
+            unconditional=True,
+        )
+    else:
+        committed = state.store.update(
+            rtype, namespace, info.name, compute, dry_run=options.dry_run, manager=options.manager, unconditional=True
+        )
     return respond(request, state, SCALE_TYPE, scale_of(rtype, committed.object), answer, warnings=context.warnings)

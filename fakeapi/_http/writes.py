@@ -17,7 +17,7 @@ from fakeapi._http.applying import decode_apply_body, require_manager
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import ServerState
 from fakeapi._http.converted_writes import create_converted, update_converted
-from fakeapi._http.converting import by_webhook, storage_api_version
+from fakeapi._http.converting import storage_api_version, writes_convert
 from fakeapi._http.keys import PATCH_CONTEXT
 from fakeapi._http.negotiation import (
     APPLY_PATCH,
@@ -73,7 +73,7 @@ async def handle_create(
     _check_api_version(rtype, decoded.obj)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     namespace = info.namespace if rtype.namespaced else ""
-    if by_webhook(rtype):
+    if writes_convert(rtype):
         committed = await create_converted(
             state, rtype, namespace, obj, dry_run=options.dry_run, manager=options.manager
         )
@@ -112,7 +112,7 @@ async def handle_update(
     _check_api_version(rtype, decoded.obj)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     _check_name(info, obj)
-    converted = by_webhook(rtype)
+    converted = writes_convert(rtype)
     obj = {**obj, "apiVersion": rtype.api_version if converted else storage_api_version(rtype)}
     uid = metadata_of(obj).get("uid")
 
@@ -188,7 +188,7 @@ async def handle_patch(
         _check_name(info, new)
         return {**new, "apiVersion": current.get("apiVersion")} if new.get("apiVersion") == rtype.api_version else new
 
-    committed = await (update_converted if by_webhook(rtype) else _update_now)(
+    committed = await (update_converted if writes_convert(rtype) else _update_now)(
         state,
         rtype,
         namespace,
@@ -223,7 +223,7 @@ async def _server_side_apply(
     _check_name(info, applied)
     namespace = info.namespace if rtype.namespaced else ""
     if state.store.find(rtype, namespace, info.name) is None:
-        if by_webhook(rtype):
+        if writes_convert(rtype):
             committed = await create_converted(
                 state, rtype, namespace, applied, dry_run=options.dry_run, manager=manager, applied=applied
             )
@@ -245,7 +245,7 @@ async def _server_side_apply(
             status_is_subresource="status" in rtype.subresources,
         )
 
-    committed = await (update_converted if by_webhook(rtype) else _update_now)(
+    committed = await (update_converted if writes_convert(rtype) else _update_now)(
         state,
         rtype,
         namespace,

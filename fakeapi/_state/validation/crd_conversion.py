@@ -30,9 +30,11 @@ def conversion_defaults(spec: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(conversion, dict):
         return spec
     webhook = conversion.get("webhook")
-    service = ((webhook or {}).get("clientConfig") or {}).get("service") if isinstance(webhook, dict) else None
+    client_config = webhook.get("clientConfig") if isinstance(webhook, dict) else None
+    service = client_config.get("service") if isinstance(client_config, dict) else None
     if conversion.get("strategy") == "Webhook" and isinstance(service, dict) and service.get("port") is None:
-        client_config = {**webhook["clientConfig"], "service": {**service, "port": 443}}
+        assert isinstance(webhook, dict) and isinstance(client_config, dict)
+        client_config = {**client_config, "service": {**service, "port": 443}}
         return {**spec, "conversion": {**conversion, "webhook": {**webhook, "clientConfig": client_config}}}
     return spec
 
@@ -124,7 +126,8 @@ def validate_conversion(spec: dict[str, Any]) -> list[FieldError]:
         errors.append(field.required(field.child(path, "strategy")))
     elif strategy not in ("None", "Webhook"):
         errors.append(field.not_supported(field.child(path, "strategy"), strategy, ("None", "Webhook")))
-    webhook = conversion.get("webhook") if isinstance(conversion.get("webhook"), dict) else {}
+    webhook_value = conversion.get("webhook")
+    webhook: dict[str, Any] = webhook_value if isinstance(webhook_value, dict) else {}
     client_config = webhook.get("clientConfig")
     review_versions = list(webhook.get("conversionReviewVersions") or [])
     config_path = field.child(path, "webhookClientConfig")
