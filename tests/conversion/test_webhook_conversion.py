@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -13,7 +14,7 @@ from aiohttp import web
 
 from fakeapi.server import FakeAPIServer
 from tests.conftest import RawClient, crd
-from tests.conversion.webhook_server import ConversionWebhook, answering
+from tests.conversion.webhook_server import ConversionWebhook, answering, converting
 
 pytestmark = pytest.mark.asyncio
 
@@ -117,8 +118,13 @@ async def test_a_failed_conversion_fails_a_get_and_a_list_with_the_webhook_messa
     assert (got.status, got.body) == (500, expected)
     listed = await client.get(V2)
     assert (listed.status, listed.body) == (500, expected)
-    # The storage version is read without the webhook.
-    assert (await client.get(f"{V1}/job-1")).status == 200
+    patched = await client.patch(f"{V2}/job-1", {"spec": {"b": 2}}, content_type="application/merge-patch+json")
+    assert (patched.status, patched.body) == (500, expected)
+    deleted = await client.delete(f"{V2}/job-1")
+    assert (deleted.status, deleted.body) == (500, expected)
+    # Nothing changed; the storage version is read without the webhook.
+    kept = await client.get(f"{V1}/job-1")
+    assert (kept.status, kept.json()["spec"]) == (200, {"a": 1})
 
 
 @pytest.mark.parametrize(
@@ -336,4 +342,53 @@ async def test_spec_conversion_is_defaulted_and_validated(server: FakeAPIServer)
         assert pruned.status == 422
         assert pruned.json()["message"].endswith(
             'status.storedVersions: Invalid value: []string{"v2"}: must have the storage version v1'
+        )
+
+
+async def test_a_write_waiting_for_the_webhook_does_not_hold_the_store(
+    client: RawClient, hook: ConversionWebhook
+) -> None:
+    created = (await client.post(V1, job("v1", a=1, c=0))).json()
+    seen_by_put = (await client.get(f"{V2}/job-1")).json()
+    interleaved: list[int] = []
+
+    async def write_meanwhile(review: dict[str, Any]) -> web.StreamResponse:
+        if review["request"]["desiredAPIVersion"] == "example.com/v1" and not interleaved:
+            # Another client writes while the apiserver waits for this answer.
+            other = await client.patch(f"{V1}/job-1", {"spec": {"c": 1}}, content_type="application/merge-patch+json")
+            interleaved.append(other.status)
+        return await converting(review)
+
+    hook.answer = write_meanwhile
+    stale = await client.put(f"{V2}/job-1", {**seen_by_put, "spec": {"b": 5, "c": 0}})
+    assert interleaved == [200]
+    assert stale.status == 409
+    assert stale.json()["reason"] == "Conflict"
+    assert (await client.get(f"{V1}/job-1")).json()["spec"] == {"a": 1, "c": 1}
+
+    interleaved.clear()
+    patched = await client.patch(f"{V2}/job-1", {"spec": {"b": 7}}, content_type="application/merge-patch+json")
+    assert interleaved == [200]
+    assert patched.status == 200, patched.body
+    # The patch is applied again to what the other client wrote.
+    assert patched.json()["spec"] == {"b": 7, "c": 1}
+    assert created["metadata"]["uid"] == patched.json()["metadata"]["uid"]
+
+
+async def test_a_webhook_that_does_not_answer_in_time(hook: ConversionWebhook) -> None:
+    released = asyncio.Event()
+
+    async def hang(review: dict[str, Any]) -> web.StreamResponse:
+        await released.wait()
+        return await converting(review)
+
+    hook.answer = hang
+    async with FakeAPIServer(webhook_timeout=0.2) as server, aiohttp.ClientSession() as session:
+        client = RawClient(session, server.url)
+        assert (await client.post(CRDS, webhook_crd({"url": hook.url, "caBundle": hook.ca_bundle}))).status == 201
+        assert (await client.post(V1, job("v1", a=1))).status == 201
+        got = await client.get(f"{V2}/job-1")
+        released.set()
+        assert got.body == failed(
+            f'conversion webhook for {SOURCE} failed: Post "{hook.url}?timeout=200ms": context deadline exceeded'
         )
