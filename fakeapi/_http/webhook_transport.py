@@ -27,7 +27,7 @@ def _tls_context(target: HookTarget) -> ssl.SSLContext:
         return ssl.create_default_context(cadata=target.ca_bundle.decode("ascii", "replace"))
     except ssl.SSLError:
         # An unreadable bundle adds no root: nothing the webhook serves is then trusted.
-        return ssl.create_default_context(cafile=None, capath=None, cadata=None)
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def _certificate_problem(error: aiohttp.ClientConnectorCertificateError) -> str:
