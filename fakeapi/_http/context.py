@@ -14,7 +14,7 @@ from typing import Any
 from fakeapi._http.authentication import Authentication
 from fakeapi._http.authorizing import Authorization
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
-from fakeapi._http.webhook_transport import post_over_https
+from fakeapi._http.webhook_transport import HttpsTransport
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
@@ -157,7 +157,8 @@ class ServerState:
         self.authentication = Authentication(token_auth=self.config.token_auth, store=self.store)
         self.authorization = Authorization(self.config.authorization, self.store)
         self.gate: Gate | None = None
-        self.webhook_transport: HookTransport = post_over_https
+        self.https = HttpsTransport()
+        self.webhook_transport: HookTransport = self.https
         self.server_address = "127.0.0.1:0"
         self.server_scheme = "http"
         self.errors: list[str] = []

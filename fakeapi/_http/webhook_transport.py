@@ -3,7 +3,7 @@
 One POST of a JSON body to a :class:`~fakeapi._state.webhook_client.HookTarget`: TLS verified
 against the target's ``caBundle`` (the system's roots when it has none) for the target's server
 name, the connection made to the target's address (a Service's mapped address), the whole call
-bounded by the target's timeout. What net/http would say of a call that got no answer is the
+bounded by the target's timeout; connections are kept between calls. What net/http would say of a call that got no answer is the
 :class:`~fakeapi._state.webhook_client.HookError` raised (docs/conversion.md, "The webhook client").
 """
 
@@ -17,7 +17,7 @@ import aiohttp
 
 from fakeapi._state.webhook_client import HookResponse, HookTarget
 
-__all__ = ["post_over_https"]
+__all__ = ["HttpsTransport"]
 
 
 def _tls_context(target: HookTarget) -> ssl.SSLContext:
@@ -41,37 +41,59 @@ def _certificate_problem(error: aiohttp.ClientConnectorCertificateError) -> str:
     return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
 
 
-async def post_over_https(target: HookTarget, body: bytes) -> HookResponse:
-    """POST ``body`` as ``application/json`` and read the whole answer."""
-    parts = urlsplit(target.url)
-    host = target.connect_host
-    address = f"[{host}]" if ":" in host else host
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    url = f"https://{address}:{target.connect_port}{path}"
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, */*",
-        "Host": parts.netloc,
-    }
-    connector = aiohttp.TCPConnector(ssl=_tls_context(target), force_close=True)
-    timeout = aiohttp.ClientTimeout(total=target.timeout)
-    try:
-        async with (
-            aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=True) as session,
-            session.post(url, data=body, headers=headers, server_hostname=target.server_name) as response,
-        ):
-            data = await response.read()
-            return HookResponse(response.status, response.headers.get("Content-Type", ""), data)
-    except TimeoutError:
-        raise target.failure("context deadline exceeded") from None
-    except aiohttp.ClientConnectorCertificateError as error:
-        raise target.failure(_certificate_problem(error)) from None
-    except aiohttp.ClientConnectorError as error:
-        dialed = f"{address}:{target.connect_port}"
-        if isinstance(error.os_error, ConnectionRefusedError):
-            raise target.failure(f"dial tcp {dialed}: connect: connection refused") from None
-        raise target.failure(f"dial tcp {dialed}: {error.os_error.strerror or error.os_error}") from None
-    except aiohttp.ServerDisconnectedError:
-        raise target.failure("EOF") from None
-    except (aiohttp.ClientError, asyncio.IncompleteReadError, OSError) as error:
-        raise target.failure(str(error) or type(error).__name__) from None
+class HttpsTransport:
+    """POSTs over HTTPS, keeping connections open between calls: one pool per trusted bundle and
+    server name, as the webhook client manager keeps one client per configuration (``HookClient``)."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[tuple[bytes, str], aiohttp.ClientSession] = {}
+
+    def _session(self, target: HookTarget) -> aiohttp.ClientSession:
+        key = (target.ca_bundle, target.server_name)
+        session = self._sessions.get(key)
+        if session is None or session.closed:
+            connector = aiohttp.TCPConnector(ssl=_tls_context(target))
+            session = aiohttp.ClientSession(connector=connector, auto_decompress=True)
+            self._sessions[key] = session
+        return session
+
+    async def __call__(self, target: HookTarget, body: bytes) -> HookResponse:
+        """POST ``body`` as ``application/json`` and read the whole answer."""
+        try:
+            return await self._post(target, body)
+        except aiohttp.ServerDisconnectedError:
+            # A kept connection the webhook closed meanwhile: net/http sends the request again.
+            return await self._post(target, body)
+
+    async def _post(self, target: HookTarget, body: bytes) -> HookResponse:
+        parts = urlsplit(target.url)
+        host = target.connect_host
+        address = f"[{host}]" if ":" in host else host
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        url = f"https://{address}:{target.connect_port}{path}"
+        headers = {"Content-Type": "application/json", "Accept": "application/json, */*", "Host": parts.netloc}
+        timeout = aiohttp.ClientTimeout(total=target.timeout)
+        try:
+            async with self._session(target).post(
+                url, data=body, headers=headers, server_hostname=target.server_name, timeout=timeout
+            ) as response:
+                data = await response.read()
+                return HookResponse(response.status, response.headers.get("Content-Type", ""), data)
+        except TimeoutError:
+            raise target.failure("context deadline exceeded") from None
+        except aiohttp.ClientConnectorCertificateError as error:
+            raise target.failure(_certificate_problem(error)) from None
+        except aiohttp.ClientConnectorError as error:
+            dialed = f"{address}:{target.connect_port}"
+            if isinstance(error.os_error, ConnectionRefusedError):
+                raise target.failure(f"dial tcp {dialed}: connect: connection refused") from None
+            raise target.failure(f"dial tcp {dialed}: {error.os_error.strerror or error.os_error}") from None
+        except aiohttp.ServerDisconnectedError:
+            raise
+        except (aiohttp.ClientError, asyncio.IncompleteReadError, OSError) as error:
+            raise target.failure(str(error) or type(error).__name__) from None
+
+    async def aclose(self) -> None:
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.close()
