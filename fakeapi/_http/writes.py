@@ -53,10 +53,13 @@ def _check_body_namespace(rtype: ResourceType, info: RequestInfo, obj: dict[str,
     return obj
 
 
-def _check_api_version(rtype: ResourceType, obj: dict[str, Any]) -> None:
+def _check_api_version(rtype: ResourceType, obj: dict[str, Any], *, exact: bool = False) -> None:
+    """``AcceptsGroupVersion``. A custom resource's body is decoded without conversion (the CRD
+    handler's decoder copies unstructured objects), so it must be at the URL's version
+    (docs/conversion.md)."""
     api_version = obj.get("apiVersion") or ""
     group = api_version.split("/")[0] if "/" in api_version else ""
-    if group != rtype.group or not api_version:
+    if group != rtype.group or not api_version or (exact and api_version != rtype.api_version):
         raise APIError.bad_request(
             f"the API version in the data ({api_version}) does not match the expected API version ({rtype.api_version})"
         )
@@ -70,7 +73,7 @@ async def handle_create(
     body = await read_body(request)
     options = parse_write_options("CreateOptions", request.query, request.headers.get("User-Agent", ""))
     decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
-    _check_api_version(rtype, decoded.obj)
+    _check_api_version(rtype, decoded.obj, exact=rtype.custom)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     namespace = info.namespace if rtype.namespaced else ""
     if writes_convert(rtype):
@@ -109,7 +112,7 @@ async def handle_update(
     options = parse_write_options("UpdateOptions", request.query, request.headers.get("User-Agent", ""))
     media_type = body_media_type(request.headers.get("Content-Type"))
     decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
-    _check_api_version(rtype, decoded.obj)
+    _check_api_version(rtype, decoded.obj, exact=rtype.custom)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     _check_name(info, obj)
     converted = writes_convert(rtype)

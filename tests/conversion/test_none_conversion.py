@@ -78,3 +78,19 @@ async def test_stored_versions_grow_with_a_new_storage_version(client: RawClient
     pruned = await client.put(f"{CRDS}/jobs.example.com/status", status)
     assert pruned.status == 200, pruned.body
     assert pruned.json()["status"]["storedVersions"] == ["v2"]
+
+
+async def test_a_body_at_another_version_is_refused(client: RawClient) -> None:
+    await setup(client)
+    for version in ("v2", "v9"):
+        refused = await client.post(V1, job(version))
+        assert refused.status == 400
+        assert refused.json()["message"] == (
+            f"the API version in the data (example.com/{version}) does not match the expected API version "
+            "(example.com/v1)"
+        )
+    assert (await client.post(V1, job("v1"))).status == 201
+    replaced = await client.put(
+        f"{V2}/job-1", {**(await client.get(f"{V2}/job-1")).json(), "apiVersion": "example.com/v1"}
+    )
+    assert replaced.status == 400
