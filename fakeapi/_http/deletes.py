@@ -154,16 +154,25 @@ async def handle_delete_collection(
     listed = [obj for obj in state.store.items(rtype, namespace) if matches(obj)]
     for obj in listed:
         await converted_for_answer(state, rtype, obj)
+    removed = []
     for obj in listed:
         meta = metadata_of(obj)
-        committed = state.store.delete(
-            rtype,
-            meta.get("namespace", ""),
-            meta.get("name", ""),
-            propagation=_propagation(delete_options),
-            dry_run=delete_options.dry_run,
-        )
-        deleted.append(served(rtype, await converted_for_answer(state, rtype, committed.object)))
+        try:
+            committed = state.store.delete(
+                rtype,
+                meta.get("namespace", ""),
+                meta.get("name", ""),
+                propagation=_propagation(delete_options),
+                dry_run=delete_options.dry_run,
+            )
+        except APIError as error:
+            # Deleted by someone else since it was listed (while a webhook converted the list).
+            if error.code == 404:
+                continue
+            raise
+        removed.append(committed.object)
+    for obj in removed:
+        deleted.append(served(rtype, await converted_for_answer(state, rtype, obj)))
     list_meta: dict[str, Any] = {"resourceVersion": str(state.store.revision)}
     if rtype.custom:
         list_meta["continue"] = ""

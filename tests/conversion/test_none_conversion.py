@@ -94,3 +94,11 @@ async def test_a_body_at_another_version_is_refused(client: RawClient) -> None:
         f"{V2}/job-1", {**(await client.get(f"{V2}/job-1")).json(), "apiVersion": "example.com/v1"}
     )
     assert replaced.status == 400
+
+
+async def test_field_managers_record_the_version_written_to(client: RawClient) -> None:
+    await setup(client)
+    created = await client.post(f"{V2}?fieldManager=tool", job("v2", a=1))
+    entries = created.json()["metadata"]["managedFields"]
+    assert [(entry["manager"], entry["apiVersion"]) for entry in entries] == [("tool", "example.com/v2")]
+    assert (await client.get(f"{V1}/job-1")).json()["metadata"]["managedFields"] == entries

@@ -517,3 +517,20 @@ async def test_a_v1beta1_review_is_not_checked_for_its_kind_or_uid(
         got = await client.get(f"{V2}/job-1")
         assert got.status == 200, got.body
         assert hook.reviews[-1]["apiVersion"] == "apiextensions.k8s.io/v1beta1"
+
+
+async def test_deletecollection_lists_converted_before_deleting(client: RawClient, hook: ConversionWebhook) -> None:
+    for name in ("a", "b"):
+        assert (await client.post(V1, job("v1", name, a=name))).status == 201
+    hook.answer = answering(b"garbage")
+    refused = await client.delete(V2)
+    assert refused.status == 500
+    assert [item["metadata"]["name"] for item in (await client.get(V1)).json()["items"]] == ["a", "b"]
+    hook.answer = converting
+    removed = await client.delete(V2)
+    assert removed.status == 200, removed.body
+    assert [(item["apiVersion"], item["spec"]) for item in removed.json()["items"]] == [
+        ("example.com/v2", {"b": "a"}),
+        ("example.com/v2", {"b": "b"}),
+    ]
+    assert (await client.get(V1)).json()["items"] == []
