@@ -3,8 +3,9 @@
 One POST of a JSON body to a :class:`~fakeapi._state.webhook_client.HookTarget`: TLS verified
 against the target's ``caBundle`` (the system's roots when it has none) for the target's server
 name, the connection made to the target's address (a Service's mapped address), the whole call
-bounded by the target's timeout; connections are kept between calls. What net/http would say of a call that got no answer is the
-:class:`~fakeapi._state.webhook_client.HookError` raised (docs/conversion.md, "The webhook client").
+bounded by the target's timeout; connections are kept between calls. What net/http would say of
+a call that got no answer is the :class:`~fakeapi._state.webhook_client.HookError` raised
+(docs/conversion.md, "The webhook client").
 """
 
 from __future__ import annotations

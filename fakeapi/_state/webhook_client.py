@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from fakeapi._patching.godecode import decode
 from fakeapi._patching.gostrconv import quote
 
 __all__ = [
@@ -160,8 +161,6 @@ def unexpected_response_error(response: HookResponse) -> str:
 
 def failure_status_message(response: HookResponse) -> str | None:
     """``Result.Error``: a non-2xx answer whose body is a ``Status`` of status Failure is that error."""
-    from fakeapi._patching.godecode import decode
-
     try:
         value = decode(response.body, mark_numbers=False)
     except ValueError:

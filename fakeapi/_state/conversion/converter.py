@@ -15,12 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakeapi._state.conversion.webhook_converter import ConversionFailure, Post, convert_by_webhook
+from fakeapi._state.conversion.webhook_converter import ConversionError, Post, convert_by_webhook
 from fakeapi._state.schema.pruning import prune
 
 __all__ = ["CRDConversion", "ConversionError", "convert_object"]
-
-ConversionError = ConversionFailure
 
 
 @dataclass(frozen=True)

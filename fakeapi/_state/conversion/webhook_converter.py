@@ -20,13 +20,13 @@ from fakeapi._patching.gostrconv import quote
 from fakeapi._state.conversion.object_meta import restore_object_meta, validate_converted_object
 from fakeapi._state.webhook_client import HookError, HookResponse, unexpected_response_error
 
-__all__ = ["ConversionFailure", "Post", "convert_by_webhook", "review_body"]
+__all__ = ["ConversionError", "Post", "convert_by_webhook", "review_body"]
 
 Post = Callable[[bytes], Awaitable[HookResponse]]
 REVIEW_GROUP = "apiextensions.k8s.io"
 
 
-class ConversionFailure(Exception):
+class ConversionError(Exception):
     """A conversion the apiserver refuses, with its error text."""
 
 
@@ -35,7 +35,7 @@ def review_version(review_versions: tuple[str, ...]) -> str:
     for version in review_versions:
         if version in ("v1beta1", "v1"):
             return version
-    raise ConversionFailure("no supported conversion review versions")
+    raise ConversionError("no supported conversion review versions")
 
 
 def review_body(version: str, uid: str, desired_api_version: str, objects: list[dict[str, Any]]) -> bytes:
@@ -90,21 +90,21 @@ def _json_kind(value: Any) -> str:
 def _decoded_review(response: HookResponse, sent_version: str) -> dict[str, Any]:
     """``Result.Into(&ConversionReview{})``: the review, or the client's error text."""
     if not 200 <= response.status <= 206:
-        raise ConversionFailure(unexpected_response_error(response))
+        raise ConversionError(unexpected_response_error(response))
     if not response.body:
-        raise ConversionFailure(
+        raise ConversionError(
             f"0-length response with status code: {response.status} and content type: {response.content_type}"
         )
     try:
         value = decode(response.body, mark_numbers=False)
     except GoSyntaxError as error:
-        raise ConversionFailure(f"couldn't get version/kind; json parse error: {error}") from None
+        raise ConversionError(f"couldn't get version/kind; json parse error: {error}") from None
     except ValueError as error:
-        raise ConversionFailure(str(error)) from None
+        raise ConversionError(str(error)) from None
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ConversionFailure(
+        raise ConversionError(
             f"couldn't get version/kind; json parse error: json: cannot unmarshal {_json_kind(value)} "
             'into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
             'Kind string "json:\\"kind,omitempty\\"" }'
@@ -113,7 +113,7 @@ def _decoded_review(response: HookResponse, sent_version: str) -> dict[str, Any]
     if kind == "ConversionReview" and isinstance(api_version, str):
         other = _group_version(api_version)
         if other[0] == REVIEW_GROUP and other[1] in ("v1", "v1beta1") and other[1] != sent_version:
-            raise ConversionFailure(
+            raise ConversionError(
                 f"converting ({other[1]}.ConversionReview) to ({sent_version}.ConversionReview): unknown conversion"
             )
     return value
@@ -126,23 +126,23 @@ def _converted_objects(review: dict[str, Any], sent_version: str, uid: str) -> l
         got = gvk_text(api_version if isinstance(api_version, str) else "", kind if isinstance(kind, str) else "")
         expected = f"{REVIEW_GROUP}/v1, Kind=ConversionReview"
         if got != expected:
-            raise ConversionFailure(f"expected webhook response of {expected}, got {got}")
+            raise ConversionError(f"expected webhook response of {expected}, got {got}")
     answer = review.get("response")
     if not isinstance(answer, dict):
-        raise ConversionFailure("no response provided")
+        raise ConversionError("no response provided")
     if sent_version == "v1":
         answered_uid = answer.get("uid")
         answered_uid = answered_uid if isinstance(answered_uid, str) else ""
         if answered_uid != uid:
-            raise ConversionFailure(f"expected response.uid={quote(uid)}, got {quote(answered_uid)}")
+            raise ConversionError(f"expected response.uid={quote(uid)}, got {quote(answered_uid)}")
     result = answer.get("result")
     result = result if isinstance(result, dict) else {}
     status = result.get("status") if isinstance(result.get("status"), str) else ""
     if status != "Success":
         message = result.get("message")
         if isinstance(message, str) and message:
-            raise ConversionFailure(message)
-        raise ConversionFailure(f"response.result.status was '{status}', not 'Success'")
+            raise ConversionError(message)
+        raise ConversionError(f"response.result.status was '{status}', not 'Success'")
     objects = answer.get("convertedObjects")
     return objects if isinstance(objects, list) else []
 
@@ -150,14 +150,14 @@ def _converted_objects(review: dict[str, Any], sent_version: str, uid: str) -> l
 def _raw_object(item: Any) -> dict[str, Any]:
     """``getRawExtensionObject``: an item as an unstructured object."""
     if item is None:
-        raise ConversionFailure("unexpected end of JSON input")
+        raise ConversionError("unexpected end of JSON input")
     if not isinstance(item, dict):
-        raise ConversionFailure(
+        raise ConversionError(
             f"json: cannot unmarshal {_json_kind(item)} into Go value of type map[string]interface {{}}"
         )
     kind = item.get("kind")
     if not isinstance(kind, str) or not kind:
-        raise ConversionFailure(f"Object 'Kind' is missing in '{encode(item, in_order=True).decode()}'")
+        raise ConversionError(f"Object 'Kind' is missing in '{encode(item, in_order=True).decode()}'")
     return item
 
 
@@ -175,29 +175,27 @@ async def convert_by_webhook(
         response = await post(review_body(version, uid, desired_api_version, [obj]))
         review = _decoded_review(response, version)
         converted_objects = _converted_objects(review, version, uid)
-    except (HookError, ConversionFailure) as error:
-        raise ConversionFailure(f"conversion webhook for {source} failed: {error}") from None
+    except (HookError, ConversionError) as error:
+        raise ConversionError(f"conversion webhook for {source} failed: {error}") from None
     if len(converted_objects) != 1:
-        raise ConversionFailure(
-            f"conversion webhook for {source} returned {len(converted_objects)} objects, expected 1"
-        )
+        raise ConversionError(f"conversion webhook for {source} returned {len(converted_objects)} objects, expected 1")
     converted = _raw_object(converted_objects[0])
     api_version = converted.get("apiVersion")
     got = _gv_text(api_version if isinstance(api_version, str) else "")
     if got != _gv_text(desired_api_version):
-        raise ConversionFailure(
+        raise ConversionError(
             f"conversion webhook for {source} returned invalid object at index 0: invalid groupVersion "
             f"(expected {_gv_text(desired_api_version)}, received {got})"
         )
     if converted.get("kind") != obj.get("kind"):
-        raise ConversionFailure(
+        raise ConversionError(
             f"conversion webhook for {source} returned invalid object at index 0: invalid kind "
             f"(expected {obj.get('kind')}, received {converted.get('kind')})"
         )
     problem = validate_converted_object(obj, converted)
     if problem is not None:
-        raise ConversionFailure(f"conversion webhook for {source} returned invalid object: {problem}")
+        raise ConversionError(f"conversion webhook for {source} returned invalid object: {problem}")
     problem = restore_object_meta(obj, converted)
     if problem is not None:
-        raise ConversionFailure(f"conversion webhook for {source} returned invalid metadata: {problem}")
+        raise ConversionError(f"conversion webhook for {source} returned invalid metadata: {problem}")
     return converted
