@@ -88,6 +88,9 @@ class HttpsTransport:
             dialed = f"{address}:{target.connect_port}"
             if isinstance(error.os_error, ConnectionRefusedError):
                 raise target.failure(f"dial tcp {dialed}: connect: connection refused") from None
+            if isinstance(error.os_error, ssl.SSLError) and error.os_error.reason == "WRONG_VERSION_NUMBER":
+                # Go reads the first record: a plain HTTP server's answer is what makes it not TLS.
+                raise target.failure("http: server gave HTTP response to HTTPS client") from None
             raise target.failure(f"dial tcp {dialed}: {error.os_error.strerror or error.os_error}") from None
         except aiohttp.ServerDisconnectedError:
             raise

@@ -534,3 +534,28 @@ async def test_deletecollection_lists_converted_before_deleting(client: RawClien
         ("example.com/v2", {"b": "b"}),
     ]
     assert (await client.get(V1)).json()["items"] == []
+
+
+async def test_a_webhook_serving_plain_http(server: FakeAPIServer) -> None:
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", converting_request)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        url = f"https://127.0.0.1:{runner.addresses[0][1]}/convert"
+        async with aiohttp.ClientSession() as session:
+            client = RawClient(session, server.url)
+            assert (await client.post(CRDS, webhook_crd({"url": url}))).status == 201
+            assert (await client.post(V1, job("v1", a=1))).status == 201
+            got = await client.get(f"{V2}/job-1")
+            assert got.body == failed(
+                f'conversion webhook for {SOURCE} failed: Post "{url}?timeout=30s": '
+                "http: server gave HTTP response to HTTPS client"
+            )
+    finally:
+        await runner.cleanup()
+
+
+async def converting_request(request: web.Request) -> web.StreamResponse:
+    return await converting(json.loads(await request.read()))
