@@ -12,7 +12,7 @@ import pytest
 
 from fakeapi.server import FakeAPIServer
 from tests.conftest import RawClient
-from tests.conversion.test_webhook_conversion import CRDS, V1, job, webhook_crd
+from tests.conversion.crds import CRDS, V1, job, webhook_crd
 from tests.conversion.webhook_server import ConversionWebhook, answering
 
 pytestmark = [

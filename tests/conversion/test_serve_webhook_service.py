@@ -7,7 +7,7 @@ import pytest
 
 from tests.cli.serving import ServeProcess
 from tests.conftest import RawClient
-from tests.conversion.test_webhook_conversion import CRDS, V1, V2, job, webhook_crd
+from tests.conversion.crds import CRDS, V1, V2, job, webhook_crd
 from tests.conversion.webhook_server import ConversionWebhook
 
 
