@@ -311,9 +311,10 @@ def _add_admission(serve: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help=(
-            "call the webhooks a configuration names by this Service (port 443 unless given) at HOST:PORT, "
-            "where a cluster would have routed to the Service; the Service must exist and the webhook's "
-            "certificate must name NAME.NAMESPACE.svc, as in a cluster (repeatable)"
+            "call the webhooks an admission configuration or a CRD's conversion names by this Service (port "
+            "443 unless given) at HOST:PORT, where a cluster would have routed to the Service; the webhook's "
+            "certificate must name NAME.NAMESPACE.svc, as in a cluster, and an admission webhook's Service "
+            "must exist (repeatable)"
         ),
     )
 

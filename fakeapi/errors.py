@@ -127,6 +127,16 @@ class APIError(Exception):
         return cls(message, code=500)
 
     @classmethod
+    def internal_error(cls, problem: str) -> APIError:
+        """``NewInternalError``: 500 InternalError, the problem as the one cause's message."""
+        return cls(
+            f"Internal error occurred: {problem}",
+            reason="InternalError",
+            code=500,
+            details={"causes": [{"message": problem}]},
+        )
+
+    @classmethod
     def method_not_supported(cls, group_resource: GroupResource, verb: str) -> APIError:
         return cls(
             f'{verb} is not supported on resources of kind "{group_resource}"',

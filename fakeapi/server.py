@@ -234,6 +234,7 @@ class FakeAPIServer:
         enable_admission_plugins: Iterable[str] = (),
         disable_admission_plugins: Iterable[str] = (),
         webhook_services: Mapping[str, str] | None = None,
+        webhook_timeout: float = 30.0,
     ) -> None:
         """The bounds (docs/limits.md): the journal keeps ``journal_limit`` entries, at most
         ``journal_body_limit`` bytes of each body and ``journal_max_bytes`` of bodies in all; the
@@ -267,7 +268,9 @@ class FakeAPIServer:
         (names, or comma-separated names); a name kube-apiserver 1.32 does not know is a
         ``ValueError`` with its text (docs/admission.md). ``webhook_services`` maps a Service a webhook
         configuration names, ``"namespace/name:port"`` (port 443 when left out), to the ``"host:port"``
-        its webhook server listens on here, where a cluster would have routed to the Service.
+        its webhook server listens on here, where a cluster would have routed to the Service; CRD
+        conversion webhooks are reached through the same map. ``webhook_timeout`` is the conversion
+        webhook client's timeout in seconds (30 upstream) (docs/conversion.md).
         """
         authorization = _authorization_mode(authorization)
         kube_version = parse_kube_version(kube_version)
@@ -290,6 +293,7 @@ class FakeAPIServer:
             kube_version=kube_version,
             admission_plugins=enabled_plugins(enable_admission_plugins, disable_admission_plugins),
             webhook_services=parse_webhook_services(webhook_services or {}),
+            webhook_timeout=webhook_timeout,
         )
         self.tls = tls
         # The cluster's CA exists whether or not it serves HTTPS: kube-root-ca.crt publishes it.
@@ -363,6 +367,7 @@ class FakeAPIServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        await self._state.https.aclose()
 
     async def __aenter__(self) -> FakeAPIServer:
         return await self.start()

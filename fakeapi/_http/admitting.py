@@ -8,11 +8,14 @@ object before anything is read, and validating admission on the stored object on
 preconditions hold. A webhook may take its time, and the store is not held meanwhile: the write is
 planned from a stored version, admitted, and committed only if that version is still the stored
 one, else computed again from the new one (etcd3's ``GuaranteedUpdate`` on a revision conflict).
+A CRD version stored at another version is planned and admitted on the object converted to the
+request's version, and committed by :mod:`.converted_writes`; a delete of a webhook-converted CRD
+reads (converts) the object first (docs/conversion.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,6 +23,8 @@ from aiohttp import web
 
 from fakeapi._http.answers import served
 from fakeapi._http.context import ServerState
+from fakeapi._http.converted_writes import commit_converted_create, commit_converted_update
+from fakeapi._http.converting import converted_for_answer, writes_convert
 from fakeapi._http.identity import user_of
 from fakeapi._http.keys import ADMISSION_WARNINGS
 from fakeapi._http.options import DeleteOptions
@@ -116,6 +121,8 @@ async def admitted_create(
     await state.admission.validate(
         replace(attributes, object=prepared, name=str(metadata_of(prepared).get("name"))), warnings
     )
+    if writes_convert(rtype):
+        return await commit_converted_create(state, plan, dry_run=dry_run)
     return state.store.commit_create(plan, dry_run=dry_run)
 
 
@@ -152,10 +159,13 @@ async def admitted_update(
     warnings = admission_warnings(request)
     namespace = info.namespace if rtype.namespaced else ""
     options = _options(request, "UpdateOptions", dry_run)
+    converted = writes_convert(rtype)
     while True:
         current = state.store.get(rtype, namespace, info.name)
-        old = served(rtype, current) if view is None else view.of(current)
-        new = compute(current if view is None else old)
+        # What the request's version sees of the stored object (itself unless converted).
+        seen = await converted_for_answer(state, rtype, current) if converted else current
+        old = served(rtype, seen) if view is None else view.of(seen)
+        new = compute(seen if view is None else old)
         attributes = _attributes(
             request, rtype, info, UPDATE, new, old, name=info.name, dry_run=dry_run, options=options
         )
@@ -167,8 +177,8 @@ async def admitted_update(
             continue
         plan = state.store.plan_update(
             rtype,
-            current,
-            admitted if view is None else view.written(current, admitted),
+            seen,
+            admitted if view is None else view.written(seen, admitted),
             subresource=info.subresource,
             manager=manager,
             unconditional=unconditional,
@@ -179,6 +189,11 @@ async def admitted_update(
             await state.admission.validate(attributes.with_object(shown), warnings)
             if not state.store.is_stored(rtype, current):
                 continue
+        if converted:
+            committed = await commit_converted_update(state, plan, current, dry_run=dry_run)
+            if committed is None:
+                continue
+            return committed
         return state.store.commit_update(plan, dry_run=dry_run)
 
 
@@ -260,15 +275,27 @@ async def admitted_delete(
     *,
     uid: str | None = None,
     resource_version: str | None = None,
+    read: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
 ) -> Committed:
-    """Validating admission of a delete on the stored object, then the delete (``delete(current)``)."""
+    """Validating admission of a delete on the stored object, then the delete (``delete(current)``).
+
+    ``read`` decodes the stored object as the registry's read before a delete does (a conversion by
+    webhook, docs/conversion.md): it runs before the preconditions, and admission sees its result.
+    """
     namespace = attributes.namespace if rtype.namespaced else ""
     warnings = admission_warnings(request)
     while True:
+        seen: dict[str, Any] | None = None
+        if read is not None:
+            stored = state.store.get(rtype, namespace, name)
+            seen = await read(stored)
+            if not state.store.is_stored(rtype, stored):
+                continue
         current = state.store.check_delete_preconditions(
             rtype, namespace, name, uid=uid, resource_version=resource_version
         )
-        validated = replace(attributes, name=name, namespace=namespace, old_object=served(rtype, current))
+        old = served(rtype, seen if seen is not None else current)
+        validated = replace(attributes, name=name, namespace=namespace, old_object=old)
         if state.admission.validates(validated):
             await state.admission.validate(validated, warnings)
             if not state.store.is_stored(rtype, current):

@@ -15,12 +15,14 @@ from fakeapi._http.authentication import Authentication
 from fakeapi._http.authorizing import Authorization
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
 from fakeapi._http.webhook_client import WebhookClient
+from fakeapi._http.webhook_transport import HttpsTransport
 from fakeapi._state.admission import AdmissionChain, WebhookCaller, enabled_plugins
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 from fakeapi._state.store import Store
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES, Watcher
+from fakeapi._state.webhook_client import DEFAULT_TIMEOUT_SECONDS, HookTransport
 from fakeapi.errors import APIError
 
 __all__ = ["Gate", "GateDecision", "GateRequest", "ServerConfig", "ServerState", "WatchValve"]
@@ -47,6 +49,8 @@ class ServerConfig:
     admission_plugins: frozenset[str] = field(default_factory=lambda: enabled_plugins())
     # Services whose webhooks listen somewhere on this machine: (namespace, name, port) -> (host, port).
     webhook_services: dict[tuple[str, str, int], tuple[str, int]] = field(default_factory=dict)
+    # The conversion webhook client's timeout in seconds (docs/conversion.md).
+    webhook_timeout: float = DEFAULT_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -162,6 +166,10 @@ class ServerState:
         self.authentication = Authentication(token_auth=self.config.token_auth, store=self.store)
         self.authorization = Authorization(self.config.authorization, self.store)
         self.gate: Gate | None = None
+        # CRD conversion webhooks are called through this transport, admission webhooks through
+        # ``webhook_client``; both reach a Service at ``admission.service_addresses``.
+        self.https = HttpsTransport()
+        self.webhook_transport: HookTransport = self.https
         self.server_address = "127.0.0.1:0"
         self.server_scheme = "http"
         self.errors: list[str] = []

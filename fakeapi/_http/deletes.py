@@ -4,11 +4,13 @@ DeleteOptions come from the body when there is one (the query is then ignored), 
 body that does not decode is a 500, as the handler passes it on unwrapped. A custom resource
 deleted outright is answered with a Success Status; some built-ins answer with the object. Each
 delete passes the admission chain (:mod:`.admitting`; a collection's mutating admission once, its
-validating admission per object).
+validating admission per object). A webhook-converted CRD's object is read (converted) before it
+is deleted, and answered at the request's version (docs/conversion.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +19,7 @@ from aiohttp import web
 from fakeapi._http.admitting import admission_warnings, admit_delete, admitted_delete
 from fakeapi._http.answers import answer_for, pretty, read_body, respond, served
 from fakeapi._http.context import ServerState
+from fakeapi._http.converting import by_webhook, converted_for_answer
 from fakeapi._http.negotiation import (
     body_media_type,
 )
@@ -139,15 +142,28 @@ async def handle_delete(
             dry_run=options.dry_run,
         )
 
+    async def read(stored: dict[str, Any]) -> dict[str, Any]:
+        # The registry reads (decodes, converts) the object before deleting it.
+        return await converted_for_answer(state, rtype, stored)
+
     committed = await admitted_delete(
-        request, state, rtype, attributes, info.name, delete, uid=options.uid, resource_version=options.resource_version
+        request,
+        state,
+        rtype,
+        attributes,
+        info.name,
+        delete,
+        uid=options.uid,
+        resource_version=options.resource_version,
+        read=read if by_webhook(rtype) else None,
     )
     warnings = admission_warnings(request)
     if committed.deleted and (rtype.group, rtype.kind) not in _RETURNS_DELETED_OBJECT:
         body = _deleted_status(rtype, committed.object)
         return object_response(body, pretty=pretty(request), ordered=True, warnings=warnings)
     status = 202 if not committed.deleted and options.orphan_dependents is False else 200
-    return respond(request, state, rtype, committed.object, answer, status=status, warnings=warnings)
+    shown = await converted_for_answer(state, rtype, committed.object)
+    return respond(request, state, rtype, shown, answer, status=status, warnings=warnings)
 
 
 async def handle_delete_collection(
@@ -159,10 +175,12 @@ async def handle_delete_collection(
     matches, _ = selector_filter(rtype, list_options.label_selector, list_options.field_selector)
     namespace = info.namespace if rtype.namespaced and info.namespace else None
     attributes = await admit_delete(request, state, rtype, info, delete_options, "")
-    deleted = []
-    for obj in state.store.items(rtype, namespace):
-        if not matches(obj):
-            continue
+    # The collection is listed (each item converted) before anything is deleted.
+    listed = [obj for obj in state.store.items(rtype, namespace) if matches(obj)]
+    converted = by_webhook(rtype)
+    seen = [await converted_for_answer(state, rtype, obj) for obj in listed] if converted else listed
+    removed = []
+    for obj, listed_as in zip(listed, seen, strict=True):
         meta = metadata_of(obj)
         item_namespace, item_name = meta.get("namespace", ""), meta.get("name", "")
         if not state.store.is_stored(rtype, obj):
@@ -181,13 +199,21 @@ async def handle_delete_collection(
 
         try:
             committed = await admitted_delete(
-                request, state, rtype, replace(attributes, namespace=item_namespace), item_name, delete
+                request,
+                state,
+                rtype,
+                replace(attributes, namespace=item_namespace),
+                item_name,
+                delete,
+                read=_reader(state, rtype, obj, listed_as) if converted else None,
             )
         except APIError as error:
+            # Deleted by someone else since it was listed (while a webhook converted the list).
             if error.code == 404:
                 continue
             raise
-        deleted.append(served(rtype, committed.object))
+        removed.append(committed.object)
+    deleted = [served(rtype, await converted_for_answer(state, rtype, obj)) for obj in removed]
     list_meta: dict[str, Any] = {"resourceVersion": str(state.store.revision)}
     if rtype.custom:
         list_meta["continue"] = ""
@@ -202,6 +228,17 @@ async def handle_delete_collection(
         ordered=rtype.struct_order,
         warnings=admission_warnings(request),
     )
+
+
+def _reader(
+    state: ServerState, rtype: ResourceType, listed: dict[str, Any], listed_as: dict[str, Any]
+) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    """An item's read before its delete: what the list converted it to while it is unchanged."""
+
+    async def read(stored: dict[str, Any]) -> dict[str, Any]:
+        return listed_as if stored is listed else await converted_for_answer(state, rtype, stored)
+
+    return read
 
 
 def _propagation(options: DeleteOptions) -> str | None:

@@ -13,6 +13,7 @@ from aiohttp import web
 
 from fakeapi._http.answers import answer_for, pretty, respond, served
 from fakeapi._http.context import ServerState
+from fakeapi._http.converting import converted_for_answer
 from fakeapi._http.keys import STALE_REVISION
 from fakeapi._http.options import ListOptions, parse_list_options, parse_resource_version
 from fakeapi._http.requestinfo import RequestInfo
@@ -47,6 +48,7 @@ async def handle_get(
     obj = _stale_object(state, rtype, namespace, info.name, stale) if stale is not None else None
     if obj is None:
         obj = state.store.get(rtype, namespace, info.name)
+    obj = await converted_for_answer(state, rtype, obj)
     return respond(request, state, rtype, obj, answer)
 
 
@@ -161,6 +163,8 @@ async def handle_list(
         start=start,
         selectors_empty=selectors_empty,
     )
+    # The storage decodes (converts) each item on its own, and the first failure fails the list.
+    page_items = [await converted_for_answer(state, rtype, item) for item in page.items]
     list_meta: dict[str, Any] = {"resourceVersion": str(page.resource_version)}
     if page.continue_token or rtype.custom:
         list_meta["continue"] = page.continue_token
@@ -171,14 +175,14 @@ async def handle_list(
 
         table = table_for(
             rtype,
-            [served(rtype, item) for item in page.items],
+            [served(rtype, item) for item in page_items],
             list_metadata=list_meta,
             include_object=request.query.get("includeObject", ""),
             now=state.clock.now(),
         )
         return object_response(table, media_type=answer.media_type, pretty=pretty(request), ordered=True)
     if answer.transform == "PartialObjectMetadataList":
-        items = [partial_object_metadata(item, f"meta.k8s.io/{answer.table_version}") for item in page.items]
+        items = [partial_object_metadata(item, f"meta.k8s.io/{answer.table_version}") for item in page_items]
         body = {
             "kind": "PartialObjectMetadataList",
             "apiVersion": f"meta.k8s.io/{answer.table_version}",
@@ -190,9 +194,9 @@ async def handle_list(
     if answer.transform == "PartialObjectMetadata":
         raise APIError.not_acceptable(("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"))
     if not rtype.custom:
-        items = [{k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in page.items]
+        items = [{k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in page_items]
         body = {"kind": rtype.list_kind, "apiVersion": rtype.api_version, "metadata": list_meta, "items": items}
         return object_response(body, media_type=answer.media_type, pretty=pretty(request), ordered=rtype.struct_order)
-    items = [served(rtype, item) for item in page.items]
+    items = [served(rtype, item) for item in page_items]
     body = {"apiVersion": rtype.api_version, "items": items, "kind": rtype.list_kind, "metadata": list_meta}
     return object_response(body, media_type=answer.media_type, pretty=pretty(request))

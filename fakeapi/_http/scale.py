@@ -15,6 +15,7 @@ from aiohttp import web
 from fakeapi._http.admitting import SubresourceView, admission_warnings, admitted_update
 from fakeapi._http.answers import answer_for, read_body, respond
 from fakeapi._http.context import ServerState
+from fakeapi._http.converting import converted_for_answer
 from fakeapi._http.negotiation import PATCH_TYPES_BUILTIN, request_media_type
 from fakeapi._http.options import parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
@@ -83,9 +84,8 @@ async def handle_scale(
     namespace = info.namespace if rtype.namespaced else ""
     if info.verb == "get":
         answer = answer_for(request)
-        return respond(
-            request, state, SCALE_TYPE, scale_of(rtype, state.store.get(rtype, namespace, info.name)), answer
-        )
+        current = await converted_for_answer(state, rtype, state.store.get(rtype, namespace, info.name))
+        return respond(request, state, SCALE_TYPE, scale_of(rtype, current), answer)
     media_type = request_media_type(request.headers.get("Content-Type"))
     if info.verb == "patch" and media_type not in PATCH_TYPES_BUILTIN[:3]:
         raise APIError.unsupported_media_type(PATCH_TYPES_BUILTIN)

@@ -20,6 +20,7 @@ from aiohttp.abc import AbstractStreamWriter
 
 from fakeapi._http.answers import served, served_encoding
 from fakeapi._http.context import ServerState
+from fakeapi._http.converting import at_version, by_webhook
 from fakeapi._http.keys import DEPRECATION, STREAM, VALVE
 from fakeapi._http.negotiation import negotiate_answer
 from fakeapi._http.options import parse_list_options, parse_resource_version
@@ -27,6 +28,7 @@ from fakeapi._http.reads import selector_filter
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import warn_first
 from fakeapi._patching.goencode import encode, encode_in_order
+from fakeapi._state.conversion import ConversionError
 from fakeapi._state.encodings import KeptByIdentity
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
@@ -80,7 +82,6 @@ async def handle_watch(
     start = options.resource_version
     start_revision = parse_resource_version(start)
     watcher = Watcher(rtype.storage_key, namespace, None if everything else matches)
-    initial: list[bytes] = []
     table_headers = [True]
     api_version = rtype.api_version
 
@@ -100,13 +101,26 @@ async def handle_watch(
             return _event_line(kind, encode_in_order(table))
         return _line_once(kind, obj, rtype, api_version)
 
+    converting = by_webhook(rtype)
+
+    async def render_event(kind: str, obj: dict[str, Any]) -> bytes:
+        """The event's line; a conversion that fails ends the watch with an ERROR event, as the
+        etcd3 watcher's ``transformErrorToEvent`` sends it (docs/conversion.md, "Watch")."""
+        if not converting:
+            return render(kind, obj)
+        try:
+            shown = await at_version(state, rtype, obj)
+        except ConversionError as error:
+            raise _WatchConversionFailed(APIError.internal_error(str(error))) from None
+        return render(kind, shown)
+
     expired: APIError | None = None
+    initial_objects: list[dict[str, Any]] = []
+    initial_end: bytes | None = None
     if start_revision is None or options.send_initial_events:
-        for obj in store.items(rtype, namespace):
-            if matches(obj):
-                initial.append(render(ADDED, obj))
+        initial_objects = [obj for obj in store.items(rtype, namespace) if matches(obj)]
         if options.send_initial_events:
-            initial.append(_bookmark(rtype, store.revision, initial_end=True))
+            initial_end = _bookmark(rtype, store.revision, initial_end=True)
         store.hub.subscribe(watcher)
     else:
         oldest = store.hub.oldest_available()
@@ -134,11 +148,24 @@ async def handle_watch(
     if valve is not None:
         valve._attach(watcher)
     try:
-        for line in initial:
-            await response.write(line)
+        for obj in initial_objects:
+            await response.write(await render_event(ADDED, obj))
+        if initial_end is not None:
+            await response.write(initial_end)
         await _stream(
-            request, response, writer, watcher, state, rtype, options.timeout_seconds, options.allow_bookmarks, render
+            request,
+            response,
+            writer,
+            watcher,
+            state,
+            rtype,
+            options.timeout_seconds,
+            options.allow_bookmarks,
+            render_event,
         )
+    except _WatchConversionFailed as failure:
+        with contextlib.suppress(ConnectionResetError, RuntimeError):
+            await response.write(_event_line("ERROR", encode_in_order(failure.error.status())))
     except ConnectionResetError:
         pass
     finally:
@@ -195,7 +222,12 @@ async def _stream(
         lines: list[bytes] = []
         size = 0
         for index, event in enumerate(events):
-            line = render(*event)
+            try:
+                line = await render(*event)
+            except _WatchConversionFailed:
+                if lines:
+                    _send(request, writer, b"".join(lines))
+                raise
             lines.append(line)
             size += len(line)
             if size >= WRITE_BUDGET:
@@ -205,6 +237,12 @@ async def _stream(
             _send(request, writer, b"".join(lines))
         if watcher.closed and not (watcher.events and watcher.allowance != 0):
             return
+
+
+class _WatchConversionFailed(Exception):
+    def __init__(self, error: APIError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 def _send(request: web.BaseRequest, writer: AbstractStreamWriter, data: bytes) -> None:

@@ -17,6 +17,7 @@ from fakeapi._http.answers import answer_for, read_body, respond, served
 from fakeapi._http.applying import decode_apply_body, require_manager
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import ServerState
+from fakeapi._http.converting import storage_api_version, writes_convert
 from fakeapi._http.keys import PATCH_CONTEXT
 from fakeapi._http.negotiation import (
     APPLY_PATCH,
@@ -51,10 +52,13 @@ def _check_body_namespace(rtype: ResourceType, info: RequestInfo, obj: dict[str,
     return obj
 
 
-def _check_api_version(rtype: ResourceType, obj: dict[str, Any]) -> None:
+def _check_api_version(rtype: ResourceType, obj: dict[str, Any], *, exact: bool = False) -> None:
+    """``AcceptsGroupVersion``. A custom resource's body is decoded without conversion (the CRD
+    handler's decoder copies unstructured objects), so it must be at the URL's version
+    (docs/conversion.md)."""
     api_version = obj.get("apiVersion") or ""
     group = api_version.split("/")[0] if "/" in api_version else ""
-    if group != rtype.group or not api_version:
+    if group != rtype.group or not api_version or (exact and api_version != rtype.api_version):
         raise APIError.bad_request(
             f"the API version in the data ({api_version}) does not match the expected API version ({rtype.api_version})"
         )
@@ -68,12 +72,10 @@ async def handle_create(
     body = await read_body(request)
     options = parse_write_options("CreateOptions", request.query, request.headers.get("User-Agent", ""))
     decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
-    _check_api_version(rtype, decoded.obj)
+    _check_api_version(rtype, decoded.obj, exact=rtype.custom)
     obj = _check_body_namespace(rtype, info, decoded.obj)
-    obj = {
-        **obj,
-        "apiVersion": (rtype.storage_version and f"{rtype.group}/{rtype.storage_version}") or rtype.api_version,
-    }
+    # A write stored at another version is computed at the request's (docs/conversion.md).
+    obj = {**obj, "apiVersion": rtype.api_version if writes_convert(rtype) else storage_api_version(rtype)}
     committed = await admitted_create(
         request, state, rtype, info, obj, dry_run=options.dry_run, manager=options.manager
     )
@@ -106,13 +108,10 @@ async def handle_update(
     options = parse_write_options("UpdateOptions", request.query, request.headers.get("User-Agent", ""))
     media_type = body_media_type(request.headers.get("Content-Type"))
     decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
-    _check_api_version(rtype, decoded.obj)
+    _check_api_version(rtype, decoded.obj, exact=rtype.custom)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     _check_name(info, obj)
-    obj = {
-        **obj,
-        "apiVersion": (rtype.storage_version and f"{rtype.group}/{rtype.storage_version}") or rtype.api_version,
-    }
+    obj = {**obj, "apiVersion": rtype.api_version if writes_convert(rtype) else storage_api_version(rtype)}
     uid = metadata_of(obj).get("uid")
 
     def compute(current: dict[str, Any]) -> dict[str, Any]:
@@ -203,8 +202,9 @@ async def _server_side_apply(
     _check_name(info, applied)
     namespace = info.namespace if rtype.namespaced else ""
     if state.store.find(rtype, namespace, info.name) is None:
+        created = {**applied, "apiVersion": rtype.api_version} if writes_convert(rtype) else applied
         committed = await admitted_create(
-            request, state, rtype, info, applied, dry_run=options.dry_run, manager=manager, applied=applied
+            request, state, rtype, info, created, dry_run=options.dry_run, manager=manager, applied=applied
         )
         warnings = admission_warnings(request) + list(committed.warnings)
         return respond(request, state, rtype, committed.object, answer, status=201, warnings=warnings)

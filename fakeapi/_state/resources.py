@@ -89,6 +89,9 @@ class ResourceType:
     strategy: object = field(default=None, compare=False, hash=False, repr=False)
     defaulter: Defaulter | None = field(default=None, compare=False, hash=False, repr=False)
     printer: Printer | None = field(default=None, compare=False, hash=False, repr=False)
+    # A custom resource's :class:`~fakeapi._state.conversion.CRDConversion` (its CRD's versions and
+    # ``spec.conversion``), read through ``conversion_of``, as the strategy is.
+    conversion: object = field(default=None, compare=False, hash=False, repr=False)
     # The group, version and kind objects are stored as, where another resource's (events.k8s.io
     # Events are core/v1 Events in storage); discovery's storageVersionHash is computed from it.
     stored_as: tuple[str, str, str] | None = None

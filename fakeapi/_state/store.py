@@ -530,6 +530,18 @@ class Store:
         strategy.after_update(self, rtype, stored, current)
         return Committed(stored, changed=True, warnings=warnings)
 
+    def commit_converted_update(
+        self, plan: UpdatePlan, current: dict[str, Any], obj: dict[str, Any]
+    ) -> Committed | None:
+        """Store ``obj``, a planned update converted to the storage version since it was planned from
+        ``current`` (docs/conversion.md); None when ``current`` is no longer the stored version (the
+        caller computes again, as ``GuaranteedUpdate`` does on a conflict)."""
+        if not self.is_stored(plan.rtype, current):
+            return None
+        stored = self.persist(plan.rtype, obj, MODIFIED, current)
+        strategy_of(plan.rtype).after_update(self, plan.rtype, stored, current)
+        return Committed(stored, changed=True, warnings=plan.warnings)
+
     def delete(
         self,
         rtype: ResourceType,

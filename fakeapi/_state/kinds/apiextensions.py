@@ -17,6 +17,7 @@ from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.schema.crd_rules import crd_rule_errors
 from fakeapi._state.strategy import GenerationStrategy
 from fakeapi._state.validation import field
+from fakeapi._state.validation.crd_conversion import conversion_defaults, validate_conversion
 from fakeapi._state.validation.field import go_value
 from fakeapi.errors import Cause
 
@@ -35,10 +36,10 @@ class CustomResourceDefinitionStrategy(GenerationStrategy):
     def before_update(
         self, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
     ) -> dict[str, Any]:
-        return _with_crd_status(super().before_update(rtype, new, old, subresource))
+        return _with_crd_status(super().before_update(rtype, new, old, subresource), subresource=subresource)
 
     def validate_content(self, rtype: ResourceType, obj: dict[str, Any], *, subresource: str = "") -> list[Cause]:
-        return _crd_causes(obj)
+        return _crd_causes(obj) + _stored_versions_causes(obj)
 
     def validate_rules(
         self,
@@ -90,8 +91,28 @@ def _with_condition(obj: dict[str, Any], kind: str, status: str, reason: str, me
     return {**obj, "status": {**(obj.get("status") or {}), "conditions": conditions}}
 
 
-def _with_crd_status(crd: dict[str, Any]) -> dict[str, Any]:
-    spec = crd.get("spec") or {}
+def _stored_versions_causes(crd: dict[str, Any]) -> list[Cause]:
+    """``ValidateCustomResourceDefinitionStoredVersions`` (docs/conversion.md, "storedVersions")."""
+    stored = [str(v) for v in (crd.get("status") or {}).get("storedVersions") or []]
+    path = "status.storedVersions"
+    if not stored:
+        return [field.invalid(path, stored, "must have at least one stored version", "[]string").cause()]
+    positions = {version: position for position, version in enumerate(stored)}
+    causes = []
+    for version in (crd.get("spec") or {}).get("versions") or []:
+        name = version.get("name")
+        if version.get("storage") and name not in positions:
+            causes.append(field.invalid(path, stored, f"must have the storage version {name}", "[]string").cause())
+        positions.pop(name, None)
+    causes.extend(
+        field.invalid(f"{path}[{position}]", version, "must appear in spec.versions").cause()
+        for version, position in positions.items()
+    )
+    return causes
+
+
+def _with_crd_status(crd: dict[str, Any], *, subresource: str = "") -> dict[str, Any]:
+    spec = conversion_defaults(crd.get("spec") or {})
     names = dict(spec.get("names") or {})
     if names.get("kind") and "listKind" not in names:
         names["listKind"] = names["kind"] + "List"
@@ -120,7 +141,9 @@ def _with_crd_status(crd: dict[str, Any]) -> dict[str, Any]:
     status["acceptedNames"] = names
     status["conditions"] = conditions
     stored = list(status.get("storedVersions") or [])
-    for version in spec.get("versions") or []:
+    # The CRD strategy adds a new storage version on create and spec updates; a status update
+    # (the way storedVersions is pruned) keeps what it is given.
+    for version in spec.get("versions") or [] if subresource != "status" else []:
         if version.get("storage") and version.get("name") not in stored:
             stored.append(version.get("name"))
     status["storedVersions"] = stored
@@ -161,6 +184,7 @@ def _crd_causes(crd: dict[str, Any]) -> list[Cause]:
                 "spec.versions",
             )
         )
+    causes.extend(error.cause() for error in validate_conversion(spec))
     return causes
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi._state.conversion import CRDConversion
 from fakeapi._state.resources import ResourceType, Subresource, kube_version_sort_key
 from fakeapi._state.strategy import CustomResourceStrategy
 from fakeapi._state.tables.custom_columns import custom_resource_printer
@@ -44,6 +45,7 @@ def types_from_crd(crd: dict[str, Any], *, terminating: bool = False) -> list[Re
     kind = names.get("kind", "")
     versions = [v for v in spec.get("versions") or [] if v.get("served")]
     storage = next((v.get("name", "") for v in spec.get("versions") or [] if v.get("storage")), "")
+    conversion = CRDConversion.of(crd)
     types = []
     for version in sorted(versions, key=lambda v: kube_version_sort_key(v.get("name", ""))):
         subresources = version.get("subresources") or {}
@@ -70,6 +72,7 @@ def types_from_crd(crd: dict[str, Any], *, terminating: bool = False) -> list[Re
                 crd_name=(crd.get("metadata") or {}).get("name", ""),
                 scale_paths=_scale_paths(subresources.get("scale")),
                 strategy=_STRATEGY,
+                conversion=conversion,
                 printer=custom_resource_printer(tuple(version.get("additionalPrinterColumns") or ())),
             )
         )
