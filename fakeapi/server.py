@@ -367,7 +367,6 @@ class FakeAPIServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        await self._state.https.aclose()
 
     async def __aenter__(self) -> FakeAPIServer:
         return await self.start()

@@ -166,10 +166,9 @@ class ServerState:
         self.authentication = Authentication(token_auth=self.config.token_auth, store=self.store)
         self.authorization = Authorization(self.config.authorization, self.store)
         self.gate: Gate | None = None
-        # CRD conversion webhooks are called through this transport, admission webhooks through
-        # ``webhook_client``; both reach a Service at ``admission.service_addresses``.
-        self.https = HttpsTransport()
-        self.webhook_transport: HookTransport = self.https
+        # CRD conversion webhooks are called through the admission webhooks' client, and reach a
+        # Service at ``admission.service_addresses`` as they do.
+        self.webhook_transport: HookTransport = HttpsTransport(self.webhook_client)
         self.server_address = "127.0.0.1:0"
         self.server_scheme = "http"
         self.errors: list[str] = []
