@@ -28,7 +28,7 @@ from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, duration_pb2, struct_pb2, timestamp_pb2
 
 from fakeapi._cel import opaque
-from fakeapi._cel.escaping import escape
+from fakeapi._cel.escaping import SELECTABLE_RESERVED, escape
 
 __all__ = ["Declared", "declare"]
 
@@ -47,29 +47,6 @@ _WELL_KNOWN: dict[str, tuple[str, cel.Type]] = {
 }
 _FORMATS = {"byte": "bytes", "duration": "duration", "date": "timestamp", "date-time": "timestamp"}
 _packages = itertools.count(1)
-# The reserved words the parser still takes as a field name after a dot (not the literals true, false, null
-# and the operator in).
-_SELECTABLE_RESERVED = frozenset(
-    [
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
-)
 
 
 @dataclass(eq=False)
@@ -158,7 +135,7 @@ class _Builder:
             number += 1
             declared.fields[escaped] = (prop_name, child)
             self._add_field(message, name, escaped, number, child)
-            if escaped == f"__{prop_name}__" and prop_name in _SELECTABLE_RESERVED:
+            if escaped == f"__{prop_name}__" and prop_name in SELECTABLE_RESERVED:
                 # cel-go also selects such a field by its plain name after a dot (``self.spec.if``).
                 number += 1
                 declared.fields[prop_name] = (prop_name, child)

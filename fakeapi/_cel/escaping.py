@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape"]
+__all__ = ["SELECTABLE_RESERVED", "escape"]
 
-_RESERVED = frozenset(
+SELECTABLE_RESERVED = frozenset(
     [
-        "true",
-        "false",
-        "null",
-        "in",
         "as",
         "break",
         "const",
@@ -37,6 +33,9 @@ _RESERVED = frozenset(
         "while",
     ]
 )
+"""The reserved words the parser still takes as a field name after a dot (not the literals true, false,
+null and the operator in)."""
+_RESERVED = SELECTABLE_RESERVED | {"true", "false", "null", "in"}
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPAND = re.compile(r"__|[-./]|[^a-zA-Z0-9\-./_]")
 _SPELLED = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}

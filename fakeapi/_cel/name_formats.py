@@ -58,6 +58,11 @@ _LABEL_RE, _SUBDOMAIN_RE, _DNS1035_RE = _full(_LABEL), _full(_SUBDOMAIN), _full(
 _QNAME_RE, _LABEL_VALUE_RE = _full(_QNAME), _full(_LABEL_VALUE)
 
 
+def _go_len(text: str) -> int:
+    """Go's ``len`` of a string: its UTF-8 bytes, which the length checks count."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _max_length(length: int) -> str:
     return f"must be no more than {length} characters"
 
@@ -71,7 +76,7 @@ def _regex_error(message: str, pattern: str, *examples: str) -> str:
 
 
 def _dns1123_label(value: str) -> list[str]:
-    errors = [_max_length(63)] if len(value) > 63 else []
+    errors = [_max_length(63)] if _go_len(value) > 63 else []
     if not _LABEL_RE.fullmatch(value):
         if _SUBDOMAIN_RE.fullmatch(value):
             errors.append("must not contain dots")
@@ -81,14 +86,14 @@ def _dns1123_label(value: str) -> list[str]:
 
 
 def _dns1123_subdomain(value: str) -> list[str]:
-    errors = [_max_length(253)] if len(value) > 253 else []
+    errors = [_max_length(253)] if _go_len(value) > 253 else []
     if not _SUBDOMAIN_RE.fullmatch(value):
         errors.append(_regex_error(_SUBDOMAIN_MESSAGE, _SUBDOMAIN, "example.com"))
     return errors
 
 
 def _dns1035_label(value: str) -> list[str]:
-    errors = [_max_length(63)] if len(value) > 63 else []
+    errors = [_max_length(63)] if _go_len(value) > 63 else []
     if not _DNS1035_RE.fullmatch(value):
         errors.append(_regex_error(_DNS1035_MESSAGE, _DNS1035, "my-name", "abc-123"))
     return errors
@@ -111,7 +116,7 @@ def _qualified_name(value: str) -> list[str]:
         return [f"a qualified name {example} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         errors.append("name part must be non-empty")
-    elif len(name) > 63:
+    elif _go_len(name) > 63:
         errors.append("name part " + _max_length(63))
     if not _QNAME_RE.fullmatch(name):
         errors.append("name part " + _regex_error(_QNAME_MESSAGE, _QNAME, "MyName", "my.name", "123-abc"))
@@ -119,7 +124,7 @@ def _qualified_name(value: str) -> list[str]:
 
 
 def _label_value(value: str) -> list[str]:
-    errors = [_max_length(63)] if len(value) > 63 else []
+    errors = [_max_length(63)] if _go_len(value) > 63 else []
     if not _LABEL_VALUE_RE.fullmatch(value):
         errors.append(_regex_error(_LABEL_VALUE_MESSAGE, _LABEL_VALUE, "MyValue", "my_value", "12345"))
     return errors

@@ -101,6 +101,13 @@ CASES = [
         None,
     ),
     (
+        "format length in bytes",  # Go's len: 32 two-byte characters are 64 bytes, over a label's 63
+        "format.dns1123Label().validate(self.label).orValue([]).size() < 2",  # the regex's error, and the length's
+        {"label": "e" * 32},
+        {"label": "\u00e9" * 32},
+        None,
+    ),
+    (
         "optionals",
         "self.?timeout.orValue(duration('0s')) < duration('1m')",
         {"name": "no timeout"},
