@@ -4,9 +4,9 @@ The composition environment (``pkg/admission/plugin/cel/compile.go``, ``createEn
 environment of CRD rules (:mod:`.compiling`: strings v2, optionals, the Kubernetes library) with the variables
 ``object`` and ``oldObject`` (dyn: webhooks give them no schema), ``request`` (the AdmissionRequest without
 uid, object and oldObject) and ``namespaceObject`` (a webhook's matcher never binds it, so it is null), their
-types in :mod:`.admission_types`. ``params`` is not declared for webhooks. ``authorizer`` and
-``authorizer.requestResource`` are not declared here either: the authorizer library is not reproduced, so a
-condition naming them does not compile (docs/admission.md).
+types in :mod:`.admission_types`, and ``authorizer`` and ``authorizer.requestResource`` with the authorizer
+library (:mod:`.authorizer_library`), whose values an evaluation is given with the others. ``params`` is not
+declared for webhooks.
 
 ``CompileCELExpression``: issues give ``compilation failed: <issues>``; a result that is not exactly bool gives
 ``must evaluate to bool but got <type>``. ``condition.go`` (``ForInput``) and ``activation.Evaluate``: a
@@ -17,7 +17,7 @@ condition that did not compile is the error ``compilation error: <that>``, one t
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -25,6 +25,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from fakeapi._cel.admission_types import NAMESPACE, REQUEST, admission_pool
+from fakeapi._cel.authorizer_library import add_declarations
 from fakeapi._cel.compiling import _evaluate_literal, _extensions, _uses_formats
 from fakeapi._cel.format_library import runtime_source
 from fakeapi._cel.literals import literal_issues, program_error
@@ -52,12 +53,17 @@ class CompiledCondition:
 @lru_cache(maxsize=1)
 def _checking_env() -> Any:
     variables = {"object": T.DYN, "oldObject": T.DYN, "request": T(REQUEST), "namespaceObject": T(NAMESPACE)}
-    return cel.NewEnv(admission_pool(), variables=variables, extensions=_extensions(checked=True))
+    extensions = _extensions(checked=True)
+    add_declarations(admission_pool(), variables, extensions, checked=True)
+    return cel.NewEnv(admission_pool(), variables=variables, extensions=extensions)
 
 
 @lru_cache(maxsize=1)
 def _runtime_env() -> Any:
-    return cel.NewEnv(runtime_pool(), variables=dict.fromkeys(_VARIABLES, T.DYN), extensions=_extensions(checked=False))
+    variables = dict.fromkeys(_VARIABLES, T.DYN)
+    extensions = _extensions(checked=False)
+    add_declarations(runtime_pool(), variables, extensions, checked=False)
+    return cel.NewEnv(runtime_pool(), variables=variables, extensions=extensions)
 
 
 def _go_type_name(checked_type: Any) -> str:
@@ -106,12 +112,15 @@ def _null_select_text(expression: str, variables: Mapping[str, Any], text: str) 
     return text
 
 
-def evaluate_condition(condition: CompiledCondition, variables: Mapping[str, Any]) -> bool | str:
-    """Whether the condition holds, or its error as ``ForInput`` words it."""
+def evaluate_condition(
+    condition: CompiledCondition, variables: Mapping[str, Any], functions: Sequence[Any] = ()
+) -> bool | str:
+    """Whether the condition holds, or its error as ``ForInput`` words it; ``functions`` are the ones bound
+    per evaluation (the authorizer's ``check``)."""
     if condition.program is None:
         return f"compilation error: {condition.error}"
     try:
-        result = condition.program.eval(_runtime_env().Activation(dict(variables)))
+        result = condition.program.eval(_runtime_env().Activation(dict(variables), functions=list(functions)))
     except Exception as error:  # a value the runtime cannot take is the condition's error, never a 500
         return f"expression '{condition.expression}' resulted in error: {error}"
     value = result.value()

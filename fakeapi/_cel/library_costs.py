@@ -5,7 +5,9 @@ Chosen by the function's name: the list functions cost the list's size times one
 of the element's size for strings and bytes); string functions a tenth of the string's size (``replace`` and
 ``split`` a fifth); ``find``/``findAll`` as ``matches``; parsing a quantity, an address, a prefix or a URL a
 tenth of the text's size; the other quantity, ip, cidr and url functions 1; ``==`` on two addresses,
-prefixes or quantities 1, on URLs by their literal sizes. cel-go passes the call's target as a pointer that is
+prefixes or quantities 1, on URLs by their literal sizes. The authorizer library (docs/cel-authorizer.md):
+``check`` 350000 (two checks per expression fit the per-call limit), its builders and accessors 1, a
+field or label selector by its size as ``selectorCostEstimate`` parses it into requirements. cel-go passes the call's target as a pointer that is
 never nil, so the checks written ``target != nil`` upstream always hold here too. A function not listed here
 is left to the standard formulas (None).
 """
@@ -51,6 +53,24 @@ _CONSTANT = frozenset(
     )
 )
 _ADDRESS = Estimate(4, 16)
+_AUTHORIZATION_CHECK = Estimate(350000, 350000)
+_AUTHORIZER_BUILDERS = frozenset(
+    (
+        "serviceAccount",
+        "path",
+        "group",
+        "resource",
+        "subresource",
+        "namespace",
+        "name",
+        "allowed",
+        "reason",
+        "error",
+        "errored",
+    )
+)
+_LIST_CREATE = 10
+_STRUCT_CREATE = 40
 
 Result = tuple[Estimate, Estimate | None]
 
@@ -137,10 +157,22 @@ def _equality(args: list[AstNode]) -> Result | None:
     return None
 
 
+def _selector_cost(size: Estimate) -> Estimate:
+    """``selectorCostEstimate``: a list, the parse, and a struct and a list per requirement, one per two characters."""
+    requirements = size.factor(0.5).factor(_LIST_CREATE + _STRUCT_CREATE)
+    return Estimate(_LIST_CREATE, _LIST_CREATE).add(size.factor(_TRAVERSAL)).add(requirements)
+
+
 def library_call_cost(
     sizes: Sizes, function: str, overload: str, target: AstNode | None, args: list[AstNode]
 ) -> Result | None:
     """The function's cost and result size, or None to use the standard formulas."""
+    if function == "check":
+        return _AUTHORIZATION_CHECK, None
+    if function in _AUTHORIZER_BUILDERS:
+        return ONE, None
+    if function in ("fieldSelector", "labelSelector"):
+        return (_selector_cost(sizes.library_size(args[0])), None) if len(args) == 1 else None
     if function in _LIST_FUNCTIONS and target is not None:
         return _list_cost(sizes, target), None
     if function == "url" and len(args) == 1:

@@ -15,6 +15,8 @@ from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from fakeapi._cel.authorizer_types import add_runtime_types
+
 __all__ = ["FILES", "OPAQUE_TYPES", "add_to", "opaque", "runtime_pool", "text_of"]
 
 # message full name -> proto package, message name
@@ -59,6 +61,8 @@ def add_to(pool: descriptor_pool.DescriptorPool) -> None:
 def _runtime_pool() -> descriptor_pool.DescriptorPool:
     pool = descriptor_pool.DescriptorPool()
     add_to(pool)
+    # The authorizer library's values (:mod:`.authorizer_types`) are messages of the same runtime.
+    add_runtime_types(pool)
     return pool
 
 

@@ -17,6 +17,8 @@ __all__ = ["Issue", "issues_text", "parse_issues", "runtime_text"]
 
 _ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[^']*'")
+# The authorizer library's types are unknown to cel-go's type provider: nothing can be selected from them.
+_UNRESOLVED_STRUCT = re.compile(r"undefined field '[^']*' not found in struct '(kubernetes\.authorization\.\w+)'")
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 
@@ -61,6 +63,7 @@ def _is_member_call(source: str, line: int, column: int) -> bool:
 
 
 def _cel_go_message(message: str, source: str, line: int, column: int) -> str:
+    message = _UNRESOLVED_STRUCT.sub(r"unexpected failed resolution of '\1'", message)
     message = _UNDEFINED_FIELD.sub(r"undefined field '\1'", message).replace("null_type", "null")
     overload = _NO_OVERLOAD.match(message)
     if overload and _is_member_call(source, line, column):

@@ -165,6 +165,7 @@ class ServerState:
         )
         self.authentication = Authentication(token_auth=self.config.token_auth, store=self.store)
         self.authorization = Authorization(self.config.authorization, self.store)
+        self.admission.decide = self.authorization.decide
         self.gate: Gate | None = None
         # CRD conversion webhooks are called through the admission webhooks' client, and reach a
         # Service at ``admission.service_addresses`` as they do.

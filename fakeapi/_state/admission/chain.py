@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 
 from fakeapi._state.admission.attributes import CREATE, Attributes
+from fakeapi._state.admission.authorizer_binding import Decide, always_allow
 from fakeapi._state.admission.calling import ServiceAddresses, WebhookCaller
 from fakeapi._state.admission.configurations import MUTATING, VALIDATING, Webhook, webhooks_of
 from fakeapi._state.admission.dispatching import MutationRound, WebhookContext, mutate, validate
@@ -37,6 +38,8 @@ class AdmissionChain:
         self.service_addresses: ServiceAddresses = dict(service_addresses or {})
         self._random: random.Random = random.Random(seed) if seed else random.SystemRandom()
         self._cache: dict[str, tuple[object, int, list[Webhook]]] = {}
+        # The server's authorizer, which CEL conditions may ask (the server sets its own).
+        self.decide: Decide = always_allow
 
     def _new_uid(self) -> str:
         """``uuid.NewUUID``: a version 1 uuid, from the seed when the server has one, so runs replay."""
@@ -54,7 +57,7 @@ class AdmissionChain:
         return hooks
 
     def _context(self, warnings: list[str]) -> WebhookContext:
-        return WebhookContext(self.store, self.caller, self.service_addresses, warnings, self._new_uid)
+        return WebhookContext(self.store, self.caller, self.service_addresses, warnings, self._new_uid, self.decide)
 
     def _in_process(self, attributes: Attributes, obj: dict[str, Any] | None) -> dict[str, Any] | None:
         if attributes.operation == CREATE and obj is not None and not attributes.subresource:

@@ -28,6 +28,7 @@ from fakeapi._patching.goscanner import GoSyntaxError
 from fakeapi._patching.jsonpatch import apply_patch, decode_patch, json_kind
 from fakeapi._patching.lazynode import GoError
 from fakeapi._state.admission.attributes import CREATE, Attributes
+from fakeapi._state.admission.authorizer_binding import Decide, always_allow
 from fakeapi._state.admission.calling import ServiceAddresses, TransportError, WebhookCaller, resolve_call
 from fakeapi._state.admission.configurations import Webhook
 from fakeapi._state.admission.matching import Invocation, should_call
@@ -86,6 +87,7 @@ class WebhookContext:
     service_addresses: ServiceAddresses
     warnings: list[str]
     new_uid: Callable[[], str] = lambda: str(uuid.uuid1())
+    decide: Decide = always_allow
 
 
 async def _call(
@@ -198,7 +200,7 @@ async def mutate(
     try:
         for hook in hooks:
             current = attributes.with_object(obj)
-            invocation = should_call(context.store, hook.spec, current)
+            invocation = should_call(context.store, hook.spec, current, context.decide)
             if invocation is None:
                 continue
             if state.reinvoke and hook.uid not in state.to_reinvoke:
@@ -236,7 +238,9 @@ async def mutate(
 async def validate(context: WebhookContext, hooks: list[Webhook], attributes: Attributes) -> None:
     """The validating webhooks, called together; the first refusal to arrive refuses the write."""
     relevant = [
-        (hook, invocation) for hook in hooks if (invocation := should_call(context.store, hook.spec, attributes))
+        (hook, invocation)
+        for hook in hooks
+        if (invocation := should_call(context.store, hook.spec, attributes, context.decide))
     ]
     if not relevant:
         return

@@ -10,7 +10,8 @@ it. When none is false and some failed, ``failurePolicy: Fail`` (the default) re
 The variables (``cel/condition.go``, ``CreateAdmissionRequest``): ``object`` and ``oldObject`` are the
 objects (null when there is none), ``request`` the AdmissionRequest as the unstructured converter leaves
 it: empty optional fields (``subResource``, ``name``, ``namespace``, ``userInfo``'s fields) are absent, so
-reading one is ``no such key``; ``kind`` is the matched kind, ``resource`` the request's own resource.
+reading one is ``no such key``; ``kind`` is the matched kind, ``resource`` the request's own resource;
+``authorizer`` and ``authorizer.requestResource`` ask the server's authorizer (:mod:`.authorizer_binding`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.admission.attributes import Attributes
+from fakeapi._state.admission.authorizer_binding import Decide, authorizer_binding
 from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
@@ -68,8 +70,11 @@ def _aggregate(errors: list[str]) -> str:
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
-def match_conditions_hold(webhook: Mapping[str, Any], invocation: Invocation, attributes: Attributes) -> bool:
-    """Whether the webhook is called; raises the 403 when a condition failed under ``failurePolicy: Fail``."""
+def match_conditions_hold(
+    webhook: Mapping[str, Any], invocation: Invocation, attributes: Attributes, decide: Decide
+) -> bool:
+    """Whether the webhook is called; raises the 403 when a condition failed under ``failurePolicy: Fail``.
+    ``decide`` answers the conditions' authorization checks."""
     # Imported here: a server whose webhooks have no conditions never loads the CEL runtime.
     from fakeapi._cel.admission_conditions import compile_condition, evaluate_condition
 
@@ -79,10 +84,13 @@ def match_conditions_hold(webhook: Mapping[str, Any], invocation: Invocation, at
         "request": _request(invocation, attributes),
         "namespaceObject": None,
     }
+    authorizer = authorizer_binding(decide, attributes)
+    variables.update(authorizer.variables)
     errors: list[str] = []
     for condition in webhook.get("matchConditions") or []:
         expression = condition.get("expression") if isinstance(condition, dict) else None
-        outcome = evaluate_condition(compile_condition(expression if isinstance(expression, str) else ""), variables)
+        compiled = compile_condition(expression if isinstance(expression, str) else "")
+        outcome = evaluate_condition(compiled, variables, authorizer.functions)
         if outcome is False:
             return False
         if isinstance(outcome, str):

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakeapi._state.admission.attributes import CREATE, UPDATE, Attributes
+from fakeapi._state.admission.authorizer_binding import Decide, always_allow
 from fakeapi._state.admission.match_conditions import match_conditions_hold
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of
@@ -145,8 +146,11 @@ def _equivalents(store: StoreView, rtype: ResourceType) -> list[ResourceType]:
     return [other for other in store.registry.custom_types_of(rtype.crd_name) if other.version != rtype.version]
 
 
-def should_call(store: StoreView, webhook: Mapping[str, Any], attributes: Attributes) -> Invocation | None:
-    """``ShouldCallHook``: the invocation, None when the webhook does not apply, or the selector's error."""
+def should_call(
+    store: StoreView, webhook: Mapping[str, Any], attributes: Attributes, decide: Decide = always_allow
+) -> Invocation | None:
+    """``ShouldCallHook``: the invocation, None when the webhook does not apply, or the selector's error;
+    ``decide`` is the server's authorizer, which ``matchConditions`` may ask."""
     namespace_error: APIError | None = None
     try:
         if not _namespace_matches(store, webhook, attributes):
@@ -175,6 +179,6 @@ def should_call(store: StoreView, webhook: Mapping[str, Any], attributes: Attrib
         return None
     if namespace_error is not None:
         raise namespace_error
-    if webhook.get("matchConditions") and not match_conditions_hold(webhook, invocation, attributes):
+    if webhook.get("matchConditions") and not match_conditions_hold(webhook, invocation, attributes, decide):
         return None
     return invocation
