@@ -235,15 +235,6 @@ async def test_an_update_to_a_bad_condition_is_refused(client: RawClient, hooks:
     assert (await client.get(f"{VALIDATING}/bad")).json()["webhooks"][0]["matchConditions"][0]["expression"] == "true"
 
 
-async def test_the_authorizer_is_not_declared(client: RawClient, hooks: WebhookServer) -> None:
-    """fakeapi does not reproduce the authorizer library: such a condition is refused, never taken as true."""
-    reply = await create_with(
-        client, hooks, [{"name": "n", "expression": "authorizer.requestResource.check('get').allowed()"}]
-    )
-    assert reply.status == 422
-    assert "undeclared reference to 'authorizer" in reply.json()["message"]
-
-
 async def test_a_create_has_no_old_object(client: RawClient, hooks: WebhookServer) -> None:
     await deny_when(client, hooks, "oldObject == null || oldObject.metadata.name == 'cm'")
     assert (await client.post(CONFIGMAPS, configmap())).status == 400
