@@ -6,7 +6,8 @@ the values rules see (:mod:`.values`), the Kubernetes CEL library (:mod:`.librar
 compiling a rule as apiextensions-apiserver does (:mod:`.compiling`) with cel-go's texts (:mod:`.texts`,
 :mod:`.literals`), ``fieldPath`` (:mod:`.field_paths`), the estimated cost (:mod:`.costs`) and running the
 rules on a write with ratcheting (:mod:`.validating`). Admission webhooks' ``matchConditions`` are compiled and
-evaluated in the admission composition environment (:mod:`.admission_conditions`, :mod:`.admission_types`).
+evaluated in the admission composition environment (:mod:`.admission_conditions`, :mod:`.admission_types`),
+which has the authorizer library (:mod:`.authorizer_library`, :mod:`.authorizer_types`).
 No store, no HTTP: the state layer calls in and turns :class:`RuleError` into field errors. See docs/cel.md
 and docs/admission.md.
 
