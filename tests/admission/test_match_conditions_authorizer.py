@@ -137,6 +137,46 @@ async def test_the_request_resource_check_carries_the_requests_name(
     assert len(hooks.received) == 1
 
 
+async def test_the_request_resource_check_carries_the_group_and_subresource(
+    rbac: FakeAPIServer, hooks: WebhookServer, session: aiohttp.ClientSession
+) -> None:
+    labels = {"app": "web"}
+    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}
+    scale = {"apiGroups": ["apps"], "resources": ["deployments/scale"]}
+    rbac.load(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template},
+        },
+        role("scaler", {**scale, "verbs": ["patch"]}),
+        binding("scaler", ("ClusterRole", "scaler"), group("writers")),
+        role("scale-updater", {**scale, "verbs": ["update"]}),
+        binding("scale-updater", ("ClusterRole", "scale-updater"), user("alice")),
+    )
+    hooks.answers["/deny"] = allow(allowed=False, status={"message": "denied"})
+    conditions = [{"name": "c", "expression": "authorizer.requestResource.check('update').allowed()"}]
+    hook = webhook(
+        "deny.example.com",
+        hooks.client_config("/deny"),
+        resources=["deployments/scale"],
+        groups=["apps"],
+        matchConditions=conditions,
+    )
+    created = await admin(rbac, session).post(VALIDATING, configuration("ValidatingWebhookConfiguration", "v", hook))
+    assert created.status == 201, created.body
+    path = "/apis/apps/v1/namespaces/default/deployments/web/scale"
+    patch = {"spec": {"replicas": 2}}
+    bob = await as_user(rbac, session, "bob").patch(path, patch, "application/merge-patch+json")
+    assert bob.status == 200, bob.body
+    assert hooks.received == []
+    alice = await as_user(rbac, session, "alice").patch(path, {"spec": {"replicas": 3}}, "application/merge-patch+json")
+    assert alice.status == 400
+    assert alice.json()["message"] == DENIED
+    assert len(hooks.received) == 1
+
+
 async def test_a_path_check(rbac: FakeAPIServer, hooks: WebhookServer, session: aiohttp.ClientSession) -> None:
     rbac.load(
         role("health", {"nonResourceURLs": ["/healthz"], "verbs": ["get"]}),
@@ -196,6 +236,21 @@ async def test_a_denial_without_errors_has_no_reason_and_no_error(
         admin(rbac, session),
         hooks,
         f"!{denied}.allowed() && {denied}.reason() == '' && !{denied}.errored() && {denied}.error() == ''",
+    )
+    assert (await as_user(rbac, session, "bob").post(CONFIGMAPS, configmap("by-bob"))).status == 400
+    assert len(hooks.received) == 1
+
+
+async def test_selectors_change_no_rbac_decision_and_never_fail(
+    rbac: FakeAPIServer, hooks: WebhookServer, session: aiohttp.ClientSession
+) -> None:
+    configmaps = "authorizer.group('').resource('configmaps').namespace('default')"
+    await deny_when(
+        admin(rbac, session),
+        hooks,
+        f"{configmaps}.fieldSelector('metadata.name=x').labelSelector('a in (b)').check('create').allowed()",
+        f"{configmaps}.fieldSelector('!!!').labelSelector('=(').check('create').allowed()",
+        f"!{configmaps}.fieldSelector('!!!').check('create').errored()",
     )
     assert (await as_user(rbac, session, "bob").post(CONFIGMAPS, configmap("by-bob"))).status == 400
     assert len(hooks.received) == 1
