@@ -39,6 +39,7 @@ from fakeapi._http.keys import (
     STREAM,
     VALVE,
 )
+from fakeapi._http.outer_filters import audit_ids
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
 from fakeapi._http.responses import error_response, wants_pretty, warn_first
@@ -326,4 +327,5 @@ def build_server(state: ServerState) -> GoServer:
         access_log=None,
         header_timeout=state.config.header_timeout,
         idle_timeout=state.config.idle_timeout,
+        new_audit_id=audit_ids(state.config.seed),
     )

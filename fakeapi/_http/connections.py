@@ -20,11 +20,14 @@ answered with Go's bytes. docs/http-limits.md has the sources and the defaults.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
+
+from fakeapi._http.outer_filters import request_factory
 
 __all__ = [
     "DEFAULT_HEADER_TIMEOUT",
@@ -223,7 +226,15 @@ class GoConnection(RequestHandler):
 class GoServer(web.Server):
     """aiohttp's low-level server, making :class:`GoConnection` handlers."""
 
-    def __init__(self, handler: Any, *, header_timeout: float, idle_timeout: float, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        handler: Any,
+        *,
+        header_timeout: float,
+        idle_timeout: float,
+        new_audit_id: Callable[[], str],
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
             handler,
             keepalive_timeout=idle_timeout if idle_timeout > 0 else _NEVER,
@@ -234,6 +245,7 @@ class GoServer(web.Server):
             **kwargs,
         )
         self._header_timeout = header_timeout
+        self.request_factory = request_factory(self, new_audit_id)
 
     def __call__(self) -> GoConnection:
         return GoConnection(self, loop=self._loop, header_timeout=self._header_timeout, **self._kwargs)
