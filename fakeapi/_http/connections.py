@@ -190,6 +190,11 @@ class GoConnection(RequestHandler):
     def handle_error(
         self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
     ) -> web.StreamResponse:
+        if isinstance(exc, ConnectionError):
+            # The client went away (the only error :func:`journaled` lets through, docs/http-limits.md):
+            # no one to answer and no server error, so nothing is logged.
+            self.force_close()
+            return web.Response(status=status)
         if status == 400 and request.writer.output_size == 0:
             # What aiohttp's parser refused (a bad header line, a bad chunk size): Go's plain 400.
             self._refuse(_BAD_REQUEST)
