@@ -68,11 +68,8 @@ def test_version_names_the_release(server: FakeAPIServer) -> None:
         ["emulationMajor", "emulationMinor", "minCompatibilityMajor", "minCompatibilityMinor"] if minor != "32" else []
     )
     assert status == 200
-    assert list(info) == ["major", "minor", *emulation, "gitVersion", "gitCommit", "gitTreeState", "buildDate"] + [
-        "goVersion",
-        "compiler",
-        "platform",
-    ]
+    trailing = ["gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"]
+    assert list(info) == ["major", "minor", *emulation, *trailing]
     assert (info["major"], info["minor"]) == ("1", minor)
     assert (info["gitVersion"], info["gitCommit"], info["buildDate"], info["goVersion"]) == (
         f"v1.{minor}.0",
