@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from fakeapi import __version__
+from fakeapi._console import ConsoleLines
 from fakeapi._state.admission.calling import parse_webhook_services
 from fakeapi._state.admission.plugins import (
     ALL_ORDERED_PLUGINS,
@@ -264,8 +265,9 @@ def _parser() -> argparse.ArgumentParser:
         "--log-requests",
         action="store_true",
         help=(
-            "print one line per request on stdout: method, path, status, milliseconds, and why a JSON patch "
-            "test failed when it failed only because of how the value was spelled"
+            "print one line per request on stdout, refused ones included: method, path, status, milliseconds, "
+            "and why a JSON patch test failed when it failed only because of how the value was spelled; "
+            "printing never holds up serving: past 4 MiB of unread lines, lines are dropped and counted"
         ),
     )
     serve.add_argument(
@@ -496,12 +498,6 @@ def _preload(server: FakeAPIServer, crd_paths: list[Path], load_paths: list[Path
             raise LoadError(f"{file}: cannot create {_describe(obj)}: {error}") from error
 
 
-def _print(line: str) -> None:
-    """A line on stdout, at once; a reader that went away (``| head``) must not break the server."""
-    with contextlib.suppress(BrokenPipeError, ValueError):
-        print(line, flush=True)
-
-
 def _listen_error(host: str, port: int, error: OSError) -> str:
     if error.errno == errno.EADDRINUSE:
         reason = "address already in use (pick another --port, or --port 0 for a free one)"
@@ -549,6 +545,7 @@ def _return_large_blocks_to_the_system() -> None:
     mallopt(_M_MMAP_THRESHOLD, 128 * 1024)
 
 
+_FLUSH_AT_EXIT = 2.0  # seconds to let queued lines out when stopping; a reader that reads nothing gets none
 _M_MMAP_THRESHOLD = -3  # glibc's malloc.h
 
 
@@ -609,8 +606,9 @@ async def _serve(args: argparse.Namespace) -> int:
     except LoadError as error:
         print(f"fakeapi: cannot load {error}", file=sys.stderr)
         return 2
+    console = ConsoleLines()
     if args.log_requests:
-        server.set_request_log(_print)
+        server.set_request_log(console)
     try:
         await server.start()
     except OSError as error:
@@ -627,16 +625,17 @@ async def _serve(args: argparse.Namespace) -> int:
                 print(f"fakeapi: cannot write the kubeconfig {args.kubeconfig}: {reason}", file=sys.stderr)
                 return 2
         for name in args.actor:
-            _print(f"fakeapi token for {name}: {server.token_for(name)}")
+            console(f"fakeapi token for {name}: {server.token_for(name)}")
         for account in args.service_account:
-            _print(f"fakeapi token for {account}: {server.token_for(account, service_account=account)}")
+            console(f"fakeapi token for {account}: {server.token_for(account, service_account=account)}")
         if not stop.is_set():
-            _print(f"fakeapi serving on {server.url}")
+            console(f"fakeapi serving on {server.url}")
             await stop.wait()
     finally:
         if args.permissions_report is not None:
             _write_permissions(server, args.permissions_report)
         await server.stop()
+        console.flush(_FLUSH_AT_EXIT)
     return 0
 
 

@@ -39,6 +39,7 @@ from fakeapi._http.keys import (
     STREAM,
     VALVE,
 )
+from fakeapi._http.outer_filters import audit_ids
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
 from fakeapi._http.responses import error_response, wants_pretty, warn_first
@@ -93,22 +94,22 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     info = parse_request_info(request.method, request.path, request.query)
     request[INFO] = info
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))
+    started = time.perf_counter()
     user, refusal = _authenticate(request, state, info, pretty=pretty)
     entry = _begin_entry(request, state, info, user)
-    started = time.perf_counter()
     if refusal is not None:
-        return _finish(entry, refusal, state)
+        return _answered(request, entry, refusal, state, started)
     after_commit = _AS_USUAL
     if state.gate is not None and info.is_resource_request:
         gated = await _consult_gate(request, state, info, entry)
         if isinstance(gated, APIError):
-            return _finish(entry, error_response(gated, pretty=pretty), state)
+            return _answered(request, entry, error_response(gated, pretty=pretty), state, started)
         after_commit = gated
     requester = None
     if user is not None and state.authorization.enforcing:
         authorized = _authorize(request, state, info, user, entry)
         if isinstance(authorized, APIError):
-            return _finish(entry, error_response(authorized, pretty=pretty), state)
+            return _answered(request, entry, error_response(authorized, pretty=pretty), state, started)
         requester = authorized
     entry.revision_before = state.store.revision
     writes = track_writes()
@@ -139,6 +140,13 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
         entry.fault = "response lost after commit"
         _cut(request)
         raise ConnectionResetError("response dropped by the gate")
+    return _answered(request, entry, response, state, started)
+
+
+def _answered(
+    request: web.BaseRequest, entry: JournalEntry, response: web.StreamResponse, state: ServerState, started: float
+) -> web.StreamResponse:
+    """The answer journaled, and logged when there is a request log: every answer, refusals included."""
     response = _finish(entry, response, state)
     if state.request_log is not None:
         state.request_log(_log_line(request, entry, response, started))
@@ -326,4 +334,5 @@ def build_server(state: ServerState) -> GoServer:
         access_log=None,
         header_timeout=state.config.header_timeout,
         idle_timeout=state.config.idle_timeout,
+        new_audit_id=audit_ids(state.config.seed),
     )

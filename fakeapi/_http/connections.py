@@ -20,11 +20,14 @@ answered with Go's bytes. docs/http-limits.md has the sources and the defaults.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
+
+from fakeapi._http.outer_filters import request_factory
 
 __all__ = [
     "DEFAULT_HEADER_TIMEOUT",
@@ -187,6 +190,11 @@ class GoConnection(RequestHandler):
     def handle_error(
         self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
     ) -> web.StreamResponse:
+        if isinstance(exc, ConnectionError):
+            # The client went away (the only error :func:`journaled` lets through, docs/http-limits.md):
+            # no one to answer and no server error, so nothing is logged.
+            self.force_close()
+            return web.Response(status=status)
         if status == 400 and request.writer.output_size == 0:
             # What aiohttp's parser refused (a bad header line, a bad chunk size): Go's plain 400.
             self._refuse(_BAD_REQUEST)
@@ -223,7 +231,15 @@ class GoConnection(RequestHandler):
 class GoServer(web.Server):
     """aiohttp's low-level server, making :class:`GoConnection` handlers."""
 
-    def __init__(self, handler: Any, *, header_timeout: float, idle_timeout: float, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        handler: Any,
+        *,
+        header_timeout: float,
+        idle_timeout: float,
+        new_audit_id: Callable[[], str],
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
             handler,
             keepalive_timeout=idle_timeout if idle_timeout > 0 else _NEVER,
@@ -234,6 +250,7 @@ class GoServer(web.Server):
             **kwargs,
         )
         self._header_timeout = header_timeout
+        self.request_factory = request_factory(self, new_audit_id)
 
     def __call__(self) -> GoConnection:
         return GoConnection(self, loop=self._loop, header_timeout=self._header_timeout, **self._kwargs)

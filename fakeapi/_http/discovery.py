@@ -23,14 +23,24 @@ __all__ = [
 
 
 def version_info(release: Release) -> bytes:
-    """``WriteRawJSON`` of the release's ``version.Info``: indented with two spaces and no trailing newline."""
-    info = {
-        "major": "1",
-        "minor": str(release.minor),
-        "gitVersion": f"{release.git_version}+fakeapi",
-        "gitCommit": "0000000000000000000000000000000000000000",
+    """``WriteRawJSON`` of the release's ``version.Info``: indented with two spaces and no trailing newline.
+
+    From 1.33 the apiserver states the version it emulates and the oldest it is compatible with
+    (``version.Info``'s ``omitempty`` emulation fields; one minor back, as kube-apiserver's defaults are).
+    """
+    info: dict[str, str] = {"major": "1", "minor": str(release.minor)}
+    if release.minor >= 33:
+        info |= {
+            "emulationMajor": "1",
+            "emulationMinor": str(release.minor),
+            "minCompatibilityMajor": "1",
+            "minCompatibilityMinor": str(release.minor - 1),
+        }
+    info |= {
+        "gitVersion": release.git_version,
+        "gitCommit": release.git_commit,
         "gitTreeState": "clean",
-        "buildDate": "2026-01-01T00:00:00Z",
+        "buildDate": release.build_date,
         "goVersion": release.go_version,
         "compiler": "gc",
         "platform": "linux/amd64",

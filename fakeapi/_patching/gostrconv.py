@@ -104,6 +104,8 @@ def parse_uint(text: str) -> tuple[int, str | None]:
     """
     if not text or not (text.isascii() and text.isdigit()):
         return 0, f"strconv.ParseUint: parsing {quote(text)}: invalid syntax"
+    if len(text.lstrip("0")) > 20:  # past uint64 for certain, and past what int() converts in bounded time
+        return 0, f"strconv.ParseUint: parsing {quote(text)}: value out of range"
     value = int(text)
     if value > _UINT64_MAX:
         return 0, f"strconv.ParseUint: parsing {quote(text)}: value out of range"

@@ -3,9 +3,9 @@
 A server is one release for its whole life (``--kube-version``, ``FakeAPIServer(kube_version=...)``):
 the release picks the Go structs of typed decoding, struct order and protobuf
 (``typed/data/structs-<version>.json``), the resources discovery serves (a kind's ``since``), the
-field errors' spelling, and ``/version``. What ``/version`` states is kube-apiserver's
-``version.Info`` at the release's ``.0`` tag: ``gitVersion`` ``v1.33.0``, ``major`` and ``minor``, and
-as ``goVersion`` the Go language version of that tag's ``go.mod`` (docs/discovery.md). The JSON patch
+field errors' spelling, and ``/version``. What ``/version`` states is what the release's published
+kube-apiserver binary states: its ``.0`` tag, commit, build date and the Go toolchain it was built
+with, and from 1.33 on the emulation and compatibility versions (docs/discovery.md). The JSON patch
 engine is evanphx/json-patch v4.12 for every release here (docs/json-patch.md).
 """
 
@@ -21,6 +21,8 @@ class Release:
     """One Kubernetes minor release as a server built from it reports it."""
 
     version: str
+    git_commit: str
+    build_date: str
     go_version: str
 
     @property
@@ -34,7 +36,11 @@ class Release:
 
 _RELEASES = {
     release.version: release
-    for release in (Release("1.32", "go1.23.0"), Release("1.33", "go1.24.0"), Release("1.34", "go1.24.0"))
+    for release in (
+        Release("1.32", "70d3cc986aa8221cd1dfb1121852688902d3bf53", "2024-12-11T17:59:15Z", "go1.23.3"),
+        Release("1.33", "60a317eadfcb839692a68eab88b2096f4d708f4f", "2025-04-23T13:00:14Z", "go1.24.2"),
+        Release("1.34", "f28b4c9efbca5c5c0af716d9f2d5702667ee8a45", "2025-08-27T10:09:04Z", "go1.24.6"),
+    )
 }
 KUBE_VERSIONS: tuple[str, ...] = tuple(_RELEASES)
 DEFAULT_KUBE_VERSION = "1.32"

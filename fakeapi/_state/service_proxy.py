@@ -40,7 +40,7 @@ def _unavailable(message: str) -> APIError:
 
 
 def _as_port_number(text: str) -> int | None:
-    if not _INTEGER.fullmatch(text):
+    if not _INTEGER.fullmatch(text) or len(text.lstrip("+-").lstrip("0")) > 19:
         return None
     number = int(text)
     return number if -(2**63) <= number < 2**63 else None

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -403,3 +405,82 @@ def test_without_log_requests_nothing_follows_the_ready_line() -> None:
         assert status == 200
         assert server.stop() == 0
         assert server.rest_of_stdout() == []
+
+
+def test_a_log_nobody_reads_never_holds_up_serving_or_stopping() -> None:
+    # stdout is a pipe read up to the ready line and never again: a pipe holds 64 KiB, the
+    # requests below log about four times that.
+    process = subprocess.Popen(
+        [*console_script(), "serve", "--port", "0", "--log-requests"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        ready = re.search(rb"https?://\S+", process.stdout.readline())
+        assert ready, "no ready line"
+        url = urlsplit(ready.group().decode())
+        connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=READ_TIMEOUT)
+        padding = "x" * 200
+        statuses = set()
+        for number in range(1200):
+            connection.request("GET", f"/api/v1/namespaces/default/configmaps/{padding}-{number}")
+            response = connection.getresponse()
+            response.read()
+            statuses.add(response.status)
+        connection.close()
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=READ_TIMEOUT)
+    finally:
+        process.kill()
+        process.wait()
+    assert statuses == {404}
+    assert code == 0
+
+
+def test_the_log_drops_what_would_pile_up_and_says_how_much() -> None:
+    from fakeapi._console import ConsoleLines
+
+    reading, writing = os.pipe()
+    lines = ConsoleLines(writing, pending_limit=1000)
+    # Nobody reads yet: the pipe (64 KiB) and the 1,000 bytes queued hold far fewer than these.
+    for number in range(10_000):
+        lines(f"line {number:05d} " + "y" * 40)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.extend(iter(lambda: os.read(reading, 65536), b"")))
+    reader.start()
+    assert lines.flush(READ_TIMEOUT)
+    os.close(writing)
+    reader.join(READ_TIMEOUT)
+    os.close(reading)
+
+    text = b"".join(received).decode().splitlines()
+    notices = [
+        re.fullmatch(r"fakeapi: (\d+) lines were dropped: stdout was not read fast enough", line) for line in text
+    ]
+    kept = [int(line.split()[1]) for line in text if line.startswith("line ")]
+    assert len(kept) + sum(int(notice[1]) for notice in notices if notice) == 10_000
+    assert len(text) == len(kept) + sum(1 for notice in notices if notice)
+    assert kept == sorted(kept) and len(set(kept)) == len(kept)
+    assert 0 < len(kept) < 10_000
+
+
+def test_log_requests_has_a_line_for_a_request_authentication_refused() -> None:
+    with ServeProcess("--port", "0", "--log-requests", "--token-auth") as server:
+        anonymous, _ = fetch(server.url + "/api/v1/namespaces")
+        anonymous_line = server.next_line()
+        request = urllib.request.Request(
+            server.url + "/api/v1/namespaces", headers={"Authorization": "Bearer not-a-token"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=READ_TIMEOUT)
+        refused_line = server.next_line()
+        assert server.stop() == 0
+
+    assert (anonymous, refused.value.code) == (403, 401)
+    matched = [LOG_LINE.fullmatch(line or "") for line in (anonymous_line, refused_line)]
+    assert [(m["method"], m["path"], m["status"]) for m in matched if m] == [
+        ("GET", "/api/v1/namespaces", "403"),
+        ("GET", "/api/v1/namespaces", "401"),
+    ]

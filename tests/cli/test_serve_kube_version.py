@@ -40,5 +40,5 @@ def test_the_server_reports_the_release_it_was_started_as() -> None:
     ):
         info = json.loads(response.read())
 
-    assert info["gitVersion"] == "v1.34.0+fakeapi"
+    assert info["gitVersion"] == "v1.34.0"
     assert info["minor"] == "34"

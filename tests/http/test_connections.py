@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import socket
+import struct
 from collections.abc import AsyncIterator
 
 import pytest
@@ -209,4 +212,26 @@ async def test_a_client_that_leaves_mid_body_is_no_server_error(server: FakeAPIS
     await _connections_closed(server)
     reply = await exchange(server, b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 200 OK")
+    assert server.errors == []
+
+
+@pytest.mark.asyncio
+async def test_a_watch_dropped_before_its_headers_logs_nothing(
+    server: FakeAPIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    for _ in range(20):
+        _reader, writer = await asyncio.open_connection(server.host, server.port)
+        writer.write(b"GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        # An abortive close (RST), as a killed client's kernel sends: the handler's first write fails.
+        writer.transport.get_extra_info("socket").setsockopt(
+            socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+        )
+        writer.transport.abort()
+    await _connections_closed(server)
+    reply = await exchange(server, b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+
+    assert reply.startswith(b"HTTP/1.1 200 OK")
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING] == []
     assert server.errors == []

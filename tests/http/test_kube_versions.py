@@ -51,14 +51,34 @@ def call(
         return error.code, dict(error.headers), json.loads(raw) if raw.startswith(b"{") else raw
 
 
+# What the released kube-apiserver binaries of each .0 tag answer (docs/discovery.md says where seen).
+RELEASED_BINARIES = {
+    "32": ("70d3cc986aa8221cd1dfb1121852688902d3bf53", "2024-12-11T17:59:15Z", "go1.23.3"),
+    "33": ("60a317eadfcb839692a68eab88b2096f4d708f4f", "2025-04-23T13:00:14Z", "go1.24.2"),
+    "34": ("f28b4c9efbca5c5c0af716d9f2d5702667ee8a45", "2025-08-27T10:09:04Z", "go1.24.6"),
+}
+
+
 def test_version_names_the_release(server: FakeAPIServer) -> None:
     status, _, info = call(server, "GET", "/version")
 
     minor = server.kube_version.split(".")[1]
+    commit, built, go = RELEASED_BINARIES[minor]
+    emulation = (
+        ["emulationMajor", "emulationMinor", "minCompatibilityMajor", "minCompatibilityMinor"] if minor != "32" else []
+    )
     assert status == 200
+    trailing = ["gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"]
+    assert list(info) == ["major", "minor", *emulation, *trailing]
     assert (info["major"], info["minor"]) == ("1", minor)
-    assert info["gitVersion"] == f"v1.{minor}.0+fakeapi"
-    assert info["goVersion"] == ("go1.23.0" if minor == "32" else "go1.24.0")
+    assert (info["gitVersion"], info["gitCommit"], info["buildDate"], info["goVersion"]) == (
+        f"v1.{minor}.0",
+        commit,
+        built,
+        go,
+    )
+    if emulation:
+        assert [info[key] for key in emulation] == ["1", minor, "1", str(int(minor) - 1)]
 
 
 def test_a_field_new_in_1_33_is_unknown_to_1_32_under_strict(server: FakeAPIServer) -> None:

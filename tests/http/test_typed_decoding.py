@@ -176,3 +176,36 @@ async def test_a_patch_that_breaks_the_type_is_invalid_and_changes_nothing(clien
         "json: cannot unmarshal number into Go struct field ConfigMap.data of type string"
     )
     assert (await client.get(f"{CONFIGMAPS}/c")).json()["data"] == {"a": "b"}
+
+
+async def test_extreme_quantities_are_what_go_makes_of_them(client: RawClient) -> None:
+    hard = {
+        # No digit is lost: inf.Dec holds any number of them.
+        "a": "9" * 10_000,
+        # A binary suffix's amount is capped at the int64 maximum ("The max is just a simple cap"),
+        # which is no multiple of 1024, so it is written without a suffix.
+        "b": "99999999999999999999Ki",
+        "c": "-99999999999999999999Ki",
+        # The exponent is ParseInt(..., 64) kept as int32: 99999999999 keeps its low 32 bits,
+        # 1215752191; 1e1215752191 goes out with an exponent that is a multiple of 3.
+        "d": "1e99999999999",
+    }
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "extreme"}, "spec": {"hard": hard}}
+    created = await client.post("/api/v1/namespaces/default/resourcequotas", quota)
+
+    assert created.status == 201, created.body[:300]
+    assert created.json()["spec"]["hard"] == {
+        "a": "9" * 10_000,
+        "b": "9223372036854775807",
+        "c": "-9223372036854775807",
+        "d": "10e1215752190",
+    }
+    for suffix in ("e٣", "e" + "9" * 30):  # not an ASCII digit; past int64
+        quota = {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": {"name": "q"},
+            "spec": {"hard": {"x": "1" + suffix}},
+        }
+        refused = await client.post("/api/v1/namespaces/default/resourcequotas", quota)
+        assert refused.status == 400, suffix

@@ -20,12 +20,12 @@ def version(fakeapi):
 CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}}
 
 def test_the_session_release(fakeapi):
-    assert version(fakeapi) == "v1.33.0+fakeapi"
+    assert version(fakeapi) == "v1.33.0"
     assert fakeapi.server.kube_version == "1.33"
 
 @pytest.mark.fakeapi(kube_version="1.34", objects=[CLASS])
 def test_a_marked_release(fakeapi):
-    assert version(fakeapi) == "v1.34.0+fakeapi"
+    assert version(fakeapi) == "v1.34.0"
     assert fakeapi.get("resource.k8s.io/v1", "DeviceClass", "gpu")["metadata"]["generation"] == 1
 
 @pytest.mark.fakeapi(kube_version="1.34")
@@ -33,7 +33,7 @@ def test_the_marked_release_again_starts_new(fakeapi):
     assert fakeapi.find("resource.k8s.io/v1", "DeviceClass", "gpu") is None
 
 def test_back_on_the_session_release(fakeapi):
-    assert version(fakeapi) == "v1.33.0+fakeapi"
+    assert version(fakeapi) == "v1.33.0"
 
 @pytest.mark.fakeapi(kube_version="1.31")
 def test_a_release_fakeapi_is_not(fakeapi):

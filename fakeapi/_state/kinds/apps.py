@@ -55,7 +55,7 @@ class DaemonSetStrategy(GenerationStrategy):
 
 def _template_generation(obj: dict[str, Any]) -> int:
     value = str((metadata_of(obj).get("annotations") or {}).get(TEMPLATE_GENERATION) or "")
-    return int(value) if value.lstrip("-").isdigit() else 0
+    return int(value) if value.lstrip("-").isdigit() and len(value) <= 20 else 0
 
 
 def _with_template_generation(obj: dict[str, Any], generation: int) -> dict[str, Any]:

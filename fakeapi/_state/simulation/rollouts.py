@@ -46,6 +46,17 @@ __all__ = ["sync_deployments"]
 PODS = builtin_type("", "v1", "Pod")
 
 
+def _int32_annotation(value: object) -> int | None:
+    """``getIntFromAnnotation``: ``strconv.ParseInt(value, 10, 32)``, ``None`` where Go's parse fails."""
+    if not isinstance(value, str):
+        return None
+    digits = value[1:] if value[:1] in ("+", "-") else value
+    if not digits or not (digits.isascii() and digits.isdigit()) or len(digits.lstrip("0")) > 10:
+        return None
+    number = -int(digits) if value.startswith("-") else int(digits)
+    return number if -(2**31) <= number < 2**31 else None
+
+
 def sync_deployments(simulation: Simulation) -> None:
     for deployment in simulation.store.items(DEPLOYMENTS, None):
         _sync(DeploymentSync(simulation, deployment))
@@ -104,8 +115,8 @@ def _is_scaling_event(sync: DeploymentSync) -> bool:
     new, olds = sync.all_replicasets(create=False)
     desired = replicas_of(sync.d)
     for rs in _active(_with_new(olds, new)):
-        value = (metadata_of(rs).get("annotations") or {}).get(DESIRED_REPLICAS)
-        if value is not None and value.lstrip("-").isdigit() and int(value) != desired:
+        value = _int32_annotation((metadata_of(rs).get("annotations") or {}).get(DESIRED_REPLICAS))
+        if value is not None and value != desired:
             return True
     return False
 
@@ -182,10 +193,8 @@ def _saturated(sync: DeploymentSync, new: dict[str, Any] | None) -> bool:
     if new is None:
         return False
     desired = replicas_of(sync.d)
-    value = (metadata_of(new).get("annotations") or {}).get(DESIRED_REPLICAS, "")
     return (
-        value.lstrip("-").isdigit()
-        and int(value) == desired
+        _int32_annotation((metadata_of(new).get("annotations") or {}).get(DESIRED_REPLICAS)) == desired
         and replicas_of(new) == desired
         and int((new.get("status") or {}).get("availableReplicas") or 0) == desired
     )
@@ -206,8 +215,8 @@ def _fraction(sync: DeploymentSync, rs: dict[str, Any]) -> int:
     if desired == 0:
         return -replicas_of(rs)
     total = desired + max_surge(sync.d)
-    value = (metadata_of(rs).get("annotations") or {}).get(MAX_REPLICAS, "")
-    annotated = int(value) if value.lstrip("-").isdigit() else int(sync.status.get("replicas") or 0)
+    value = _int32_annotation((metadata_of(rs).get("annotations") or {}).get(MAX_REPLICAS))
+    annotated = value if value is not None else int(sync.status.get("replicas") or 0)
     if annotated == 0:
         return 0
     size = replicas_of(rs) * total / annotated

@@ -12,7 +12,7 @@ rounded up to one.
 
 from __future__ import annotations
 
-from decimal import ROUND_UP, Decimal, localcontext
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_UP, Decimal, localcontext
 
 __all__ = ["QuantityError", "canonical_quantity", "quantity_amount"]
 
@@ -75,13 +75,14 @@ def _interpret(suffix: str) -> tuple[int, int, str]:
     if suffix in _BINARY:
         return 2, _BINARY[suffix], "BinarySI"
     if len(suffix) > 1 and suffix[0] in "eE":
-        try:
-            exponent = int(suffix[1:], 10)
-        except ValueError:
-            raise QuantityError(SUFFIX_WRONG) from None
-        if not suffix[1:].lstrip("+-").isdigit():
+        # strconv.ParseInt(suffix[1:], 10, 64), then int32(parsed): Go keeps the low 32 bits.
+        digits = suffix[2:] if suffix[1] in "+-" else suffix[1:]
+        if not digits or not (digits.isascii() and digits.isdigit()) or len(digits.lstrip("0")) > 19:
             raise QuantityError(SUFFIX_WRONG)
-        return 10, exponent, "DecimalExponent"
+        parsed = -int(digits) if suffix[1] == "-" else int(digits)
+        if not -(2**63) <= parsed < 2**63:
+            raise QuantityError(SUFFIX_WRONG)
+        return 10, (parsed + 2**31) % 2**32 - 2**31, "DecimalExponent"
     raise QuantityError(SUFFIX_WRONG)
 
 
@@ -93,6 +94,15 @@ def canonical_quantity(text: str) -> str:
         return "0"
     positive, value, num, denom, suffix = _split(text)
     base, exponent, form = _interpret(suffix)
+    with localcontext() as context:
+        context.prec, context.Emax, context.Emin = _precision_for(value), MAX_EMAX, MIN_EMIN
+        return _canonical_of(text, positive, value, num, denom, base, exponent, form)
+
+
+def _canonical_of(
+    text: str, positive: bool, value: str, num: str, denom: str, base: int, exponent: int, form: str
+) -> str:
+    """``ParseQuantity`` past the suffix, in a decimal context wide enough for any quantity Go parses."""
     scale, mantissa, precision = 0, 1, 0
     if form != "BinarySI":
         scale, precision = exponent, 18 - (len(num) + len(denom))
@@ -115,21 +125,29 @@ def canonical_quantity(text: str) -> str:
                 if kept:
                     return text
                 return _canonical(Decimal(result if positive else -result).scaleb(scale), form)
-    with localcontext() as context:
-        context.prec = 4096
-        amount = Decimal(value)
-        amount = amount.scaleb(exponent) if base == 10 else amount * (Decimal(2) ** exponent)
-        if amount != 0:
-            amount = amount.quantize(Decimal("1e-9"), rounding=ROUND_UP)
-        if form == "BinarySI" and 0 < abs(amount) < 1:
-            form = "DecimalSI"
-        return _canonical(amount, form)
+    amount = Decimal(value)
+    amount = amount.scaleb(exponent) if base == 10 else amount * (Decimal(2) ** exponent)
+    exponent_of_amount = amount.as_tuple().exponent
+    if amount != 0 and isinstance(exponent_of_amount, int) and exponent_of_amount < -9:
+        # Round(amount, 9, RoundUp); a value with no digits past nano keeps its value as it is.
+        amount = amount.quantize(Decimal("1e-9"), rounding=ROUND_UP)
+    if form == "BinarySI" and abs(amount) > _MAX_INT64:  # "The max is just a simple cap."
+        amount = Decimal(_MAX_INT64).copy_sign(amount)
+    if form == "BinarySI" and 0 < abs(amount) < 1:
+        form = "DecimalSI"
+    return _canonical(amount, form)
+
+
+def _precision_for(value: str) -> int:
+    """Decimal digits enough to hold ``value`` exactly, nine places after its point, and a binary suffix's factor."""
+    return max(4096, len(value) + 64)
 
 
 def _canonical(amount: Decimal, form: str) -> str:
     """``CanonicalizeBytes``: the number and the suffix of its format that keep it an integer."""
     with localcontext() as context:
-        context.prec = 4096
+        context.prec = max(4096, len(amount.as_tuple().digits) + 64)
+        context.Emax, context.Emin = MAX_EMAX, MIN_EMIN
         if amount == 0:
             return "0"
         if form == "BinarySI" and (-1024 < amount < 1024 or amount != amount.to_integral_value()):
@@ -142,12 +160,13 @@ def _canonical(amount: Decimal, form: str) -> str:
             return f"{whole}{_BINARY_SUFFIX[power * 10]}"
         sign, digits, exponent = amount.normalize().as_tuple()
         assert isinstance(exponent, int)
-        whole = int("".join(map(str, digits)))
+        # Digits as text: a quantity may have more of them than int() converts in bounded time.
+        shown = "".join(map(str, digits))
         if exponent % 3 == 1:
-            whole, exponent = whole * 10, exponent - 1
+            shown, exponent = shown + "0", exponent - 1
         elif exponent % 3 == 2:
-            whole, exponent = whole * 100, exponent - 2
-        number = f"-{whole}" if sign else str(whole)
+            shown, exponent = shown + "00", exponent - 2
+        number = f"-{shown}" if sign else shown
         if form == "DecimalExponent":
             return number if exponent == 0 else f"{number}e{exponent}"
         return number + _DECIMAL_SUFFIX.get(exponent, "")
@@ -158,6 +177,6 @@ def quantity_amount(text: str) -> Decimal:
     _, value, _, _, suffix = _split(text)
     base, exponent, _ = _interpret(suffix)
     with localcontext() as context:
-        context.prec = 4096
+        context.prec = _precision_for(value)
         amount = Decimal(value)
         return amount.scaleb(exponent) if base == 10 else amount * (Decimal(2) ** exponent)

@@ -79,12 +79,19 @@ def validate_replica_set_template(spec: Obj, kind: str, path: str) -> list[Field
     return errors
 
 
+def _atoi_saturating(text: str) -> int:
+    """``strconv.Atoi`` of a number Go parsed: past int64 it is the bound of its sign (``ErrRange`` ignored)."""
+    if len(text.lstrip("+-").lstrip("0")) > 19:
+        return -(2**63) if text.startswith("-") else 2**63 - 1
+    return max(-(2**63), min(int(text), 2**63 - 1))
+
+
 def _int_or_percent_value(value: Any) -> int:
     """``getIntOrPercentValue``: a valid percent's number, else the int (a string that is no number is 0)."""
     if isinstance(value, str):
         if not is_percent(value):
-            return int(value[:-1])
-        return int(value) if re.fullmatch("[+-]?[0-9]+", value) else 0
+            return _atoi_saturating(value[:-1])
+        return _atoi_saturating(value) if re.fullmatch("[+-]?[0-9]+", value) else 0
     return value if isinstance(value, int) else 0
 
 
@@ -235,7 +242,7 @@ def _validate_stateful_strategy(update_strategy: Obj, path: str) -> list[FieldEr
 
 def _not_more_than_100_percent(value: Any, path: str) -> list[FieldError]:
     """``IsNotMoreThan100Percent``."""
-    if isinstance(value, str) and not is_percent(value) and int(value[:-1]) > 100:
+    if isinstance(value, str) and not is_percent(value) and _atoi_saturating(value[:-1]) > 100:
         return [field.invalid(path, int_or_string(value), "must not be greater than 100%")]
     return []
 

@@ -1,0 +1,65 @@
+"""The headers kube-apiserver's outermost filters put on every answer, and the one aiohttp adds that it never sends.
+
+``DefaultBuildHandlerChain`` (k8s.io/apiserver ``pkg/server/config.go``) wraps every handler,
+authentication failures included, in ``WithAuditInit``, which echoes the request's ``Audit-ID``
+header or a new random UUID as the answer's ``Audit-Id``, and ``WithCacheControl``, which sets
+``Cache-Control: no-cache, private`` unless the handler set its own (the OpenAPI documents do). Go's
+``net/http`` sends no ``Server`` header; aiohttp adds ``Python/3.x aiohttp/3.x`` to every answer, so
+it is taken out here (docs/http-limits.md, "The headers of every answer").
+
+aiohttp calls a request's ``_prepare_hook`` after it has filled in its own headers and before it
+writes them: the one place that sees every answer, including the streaming ones (watches) that
+handlers prepare themselves.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Callable
+
+from aiohttp import hdrs, web
+from aiohttp.web_protocol import RequestHandler
+
+__all__ = ["AUDIT_ID", "ApiserverRequest", "audit_ids", "request_factory"]
+
+AUDIT_ID = "Audit-Id"
+_REQUEST_AUDIT_ID = "Audit-ID"
+_CACHE_CONTROL = "no-cache, private"
+
+
+def audit_ids(seed: int) -> Callable[[], str]:
+    """``uuid.New``: random version 4 UUIDs, from the seed when the server has one, so runs replay."""
+    source: random.Random = random.Random(seed) if seed else random.SystemRandom()
+
+    def new_audit_id() -> str:
+        return str(uuid.UUID(int=source.getrandbits(128), version=4))
+
+    return new_audit_id
+
+
+class ApiserverRequest(web.BaseRequest):
+    """A request whose answer carries the outer filters' headers and no ``Server`` header."""
+
+    audit_id: str = ""
+
+    async def _prepare_hook(self, response: web.StreamResponse) -> None:
+        headers = response.headers
+        headers.popall(hdrs.SERVER, None)
+        if not headers.get(AUDIT_ID):
+            headers[AUDIT_ID] = self.audit_id
+        headers.setdefault(hdrs.CACHE_CONTROL, _CACHE_CONTROL)
+        await super()._prepare_hook(response)
+
+
+def request_factory(server: web.Server, new_audit_id: Callable[[], str]) -> Callable[..., web.BaseRequest]:
+    """What :class:`aiohttp.web.Server` calls to make each request: an :class:`ApiserverRequest` with its audit ID."""
+
+    def make(
+        message: object, payload: object, protocol: RequestHandler, writer: object, task: object
+    ) -> web.BaseRequest:
+        request = ApiserverRequest(message, payload, protocol, writer, task, server._loop)  # type: ignore[arg-type]
+        request.audit_id = request.headers.get(_REQUEST_AUDIT_ID) or new_audit_id()
+        return request
+
+    return make
