@@ -103,13 +103,25 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     if state.gate is not None and info.is_resource_request:
         gated = await _consult_gate(request, state, info, entry)
         if isinstance(gated, APIError):
-            return _answered(request, entry, error_response(gated, pretty=pretty), state, started)
+            return _answered(
+                request,
+                entry,
+                error_response(gated, pretty=pretty, accept=request.headers.get("Accept")),
+                state,
+                started,
+            )
         after_commit = gated
     requester = None
     if user is not None and state.authorization.enforcing:
         authorized = _authorize(request, state, info, user, entry)
         if isinstance(authorized, APIError):
-            return _answered(request, entry, error_response(authorized, pretty=pretty), state, started)
+            return _answered(
+                request,
+                entry,
+                error_response(authorized, pretty=pretty, accept=request.headers.get("Accept")),
+                state,
+                started,
+            )
         requester = authorized
     entry.revision_before = state.store.revision
     writes = track_writes()
@@ -163,7 +175,7 @@ def _authenticate(
         )
         user = impersonate(request.headers, user, state.authorization.decide)
     except APIError as refusal:
-        return None, error_response(refusal, pretty=pretty)
+        return None, error_response(refusal, pretty=pretty, accept=request.headers.get("Accept"))
     except ImpersonationError as impersonation_error:
         return None, _plain_error(500, impersonation_error.text(request.path_qs))
     request[USER] = user
@@ -248,11 +260,14 @@ def _error_answer(request: web.BaseRequest, state: ServerState, error: Exception
         context = request.get(PATCH_CONTEXT)
         warnings = list(context.warnings) if context is not None else []
         warnings += request.get(ADMISSION_WARNINGS) or []
-        return error_response(error, pretty=pretty, warnings=warnings)
+        return error_response(error, pretty=pretty, warnings=warnings, accept=request.headers.get("Accept"))
     if isinstance(error, ApiserverPanic):
         return web.Response(status=500, text=PANIC_MESSAGE + "\n", content_type="text/plain")
     state.errors.append(f"{request.method} {request.path_qs}: {traceback.format_exc()}")
-    return error_response(APIError.internal(f"fakeapi internal error: {type(error).__name__}: {error}"))
+    return error_response(
+        APIError.internal(f"fakeapi internal error: {type(error).__name__}: {error}"),
+        accept=request.headers.get("Accept"),
+    )
 
 
 def _record_writes(entry: JournalEntry, state: ServerState, writes: list[int]) -> None:

@@ -1,9 +1,10 @@
 """Content negotiation: which body formats a request may carry and which answers a client accepts.
 
 Request bodies (``handlers/negotiation/negotiate.go``): an empty Content-Type on POST/PUT means
-JSON; ``application/json`` and ``application/yaml`` are decoded; parameters such as ``charset``
-are ignored; anything else is 415 with the list of accepted types. PATCH takes only the patch
-types of its resource. Answers: an empty Accept means JSON; clauses are tried in order; a
+JSON; otherwise the header must parse as Go's ``mime.ParseMediaType`` parses it (``;`` alone, a
+duplicate or malformed parameter are 415) and name JSON, YAML or protobuf; parameters such as
+``charset`` are ignored. PATCH (``handlers/patch.go``) takes the header cut before its first ``;``,
+as it is, and it must be one of its resource's patch types exactly. Answers: an empty Accept means JSON; clauses are tried in order; a
 ``as=Table;g=meta.k8s.io;v=v1`` clause asks for a Table; clauses we cannot serve are skipped;
 nothing servable is 406.
 """
@@ -20,8 +21,11 @@ __all__ = [
     "PATCH_TYPES_CUSTOM",
     "Answer",
     "accept_clauses",
+    "body_media_type",
+    "go_media_type",
     "negotiate_answer",
-    "request_media_type",
+    "patch_media_type",
+    "status_media_type",
 ]
 
 BODY_MEDIA_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
@@ -33,21 +37,95 @@ PATCH_TYPES_CUSTOM = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
 PATCH_TYPES_BUILTIN = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 
 
-def request_media_type(content_type: str | None) -> str:
-    """The media type of a request body, parameters dropped (``""`` when the header is absent)."""
-    if not content_type:
-        return ""
-    return content_type.split(";", 1)[0].strip().lower()
+def patch_media_type(content_type: str | None) -> str:
+    """What ``handlers/patch.go`` takes as the patch type: the header cut before its first ``;``, as it is.
+
+    Only a ``;`` past the first character cuts; nothing is trimmed or lowered, so ``;``,
+    ``Application/Merge-Patch+JSON`` or a space before the ``;`` name no patch type (415).
+    """
+    text = content_type or ""
+    cut = text.find(";")
+    return text[:cut] if cut > 0 else text
+
+
+_TSPECIALS = frozenset('()<>@,;:\\"/[]?=')
+
+
+def _is_token_char(ch: str) -> bool:
+    return " " < ch < "\x7f" and ch not in _TSPECIALS
+
+
+def _token(text: str) -> tuple[str, str]:
+    end = 0
+    while end < len(text) and _is_token_char(text[end]):
+        end += 1
+    return text[:end], text[end:]
+
+
+def _quoted_or_token(text: str) -> tuple[str, str] | None:
+    """``consumeValue``: a token, or a quoted string with backslash escapes; ``None`` when neither."""
+    if not text.startswith('"'):
+        token, rest = _token(text)
+        return (token, rest) if token else None
+    index, value = 1, list[str]()
+    while index < len(text):
+        ch = text[index]
+        if ch == '"':
+            return "".join(value), text[index + 1 :]
+        if ch == "\\" and index + 1 < len(text) and text[index + 1] in _TSPECIALS:
+            value.append(text[index + 1])
+            index += 2
+            continue
+        if ch in "\r\n":
+            return None
+        value.append(ch)
+        index += 1
+    return None
+
+
+def go_media_type(content_type: str) -> str | None:
+    """``mime.ParseMediaType``'s media type, lowered, or ``None`` where Go reports an error."""
+    base = content_type.split(";", 1)[0]
+    media = base.strip().lower()
+    kind, rest = _token(media)
+    if not kind:
+        return None
+    if rest:
+        if not rest.startswith("/"):
+            return None
+        subtype, rest = _token(rest[1:])
+        if not subtype or rest:
+            return None
+    names: set[str] = set()
+    rest = content_type[len(base) :]
+    while rest.lstrip():
+        rest = rest.lstrip()
+        if not rest.startswith(";"):
+            return None
+        after = rest[1:].lstrip()
+        name, after = _token(after)
+        after = after.lstrip()
+        if not name or not after.startswith("="):
+            if rest.strip() == ";":  # trailing semicolons are ignored
+                break
+            return None
+        consumed = _quoted_or_token(after[1:].lstrip())
+        if consumed is None:
+            return None
+        name = name.lower()
+        if name in names:
+            return None
+        names.add(name)
+        rest = consumed[1]
+    return media
 
 
 def body_media_type(content_type: str | None) -> str:
-    """The type a create/update body is decoded as; raises 415 for anything else."""
-    media = request_media_type(content_type)
-    if media in ("", "application/json", "*/*"):
+    """The type a create/update body is decoded as (``NegotiateInputSerializerForMediaType``); else 415."""
+    if not content_type:
         return "application/json"
-    if media == "application/yaml":
-        return media
-    if media == "application/vnd.kubernetes.protobuf":
+    media = go_media_type(content_type)
+    if media in BODY_MEDIA_TYPES:
         return media
     raise APIError.unsupported_media_type(BODY_MEDIA_TYPES)
 
@@ -75,6 +153,25 @@ def accept_clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
                 params[key.strip().lower()] = value.strip().strip('"')
         clauses.append((media, params))
     return clauses
+
+
+def status_media_type(accept: str | None) -> str:
+    """The type an error's Status is written in: ``ErrorNegotiated`` under the default endpoint restrictions.
+
+    A clause asking for a conversion (``as=Table``) is not one a Status can be written as and is
+    skipped; when no clause is served, ``WriteRawJSON`` writes JSON. A protobuf clause is served
+    by the apiserver; here answers are never protobuf, so it is skipped too (docs/status-errors.md).
+    """
+    if not accept:
+        return "application/json"
+    for media, params in accept_clauses(accept):
+        if "as" in params:
+            continue
+        if media == "application/yaml":
+            return media
+        if media in ("application/json", "application/*", "*/*"):
+            return "application/json"
+    return "application/json"
 
 
 def negotiate_answer(accept: str | None, *, tables: bool = True) -> Answer:

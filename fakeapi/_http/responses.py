@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from fakeapi._http.negotiation import status_media_type
 from fakeapi._patching.goencode import encode, encode_in_order, format_float, indent
 from fakeapi._patching.gofloat import GoFloat
 from fakeapi._patching.gostrconv import quote
@@ -144,9 +145,15 @@ def object_response(
     return response
 
 
-def error_response(error: APIError, *, pretty: bool = False, warnings: Iterable[str] = ()) -> web.Response:
+def error_response(
+    error: APIError, *, pretty: bool = False, warnings: Iterable[str] = (), accept: str | None = None
+) -> web.Response:
+    """The error's Status in the type ``accept`` negotiates (``ErrorNegotiated``), else JSON."""
+    media_type = status_media_type(accept)
     response = web.Response(
-        body=encode_body(error.status(), pretty=pretty, ordered=True), status=error.code, content_type=JSON
+        body=encode_body(error.status(), media_type=media_type, pretty=pretty, ordered=True),
+        status=error.code,
+        content_type=media_type,
     )
     if error.retry_after:
         response.headers["Retry-After"] = str(error.retry_after)

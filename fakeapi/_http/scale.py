@@ -16,7 +16,7 @@ from fakeapi._http.admitting import SubresourceView, admission_warnings, admitte
 from fakeapi._http.answers import answer_for, read_body, respond
 from fakeapi._http.context import ServerState
 from fakeapi._http.converting import converted_for_answer
-from fakeapi._http.negotiation import PATCH_TYPES_BUILTIN, request_media_type
+from fakeapi._http.negotiation import PATCH_TYPES_BUILTIN, patch_media_type
 from fakeapi._http.options import parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
 from fakeapi._http.requestinfo import RequestInfo
@@ -86,7 +86,7 @@ async def handle_scale(
         answer = answer_for(request)
         current = await converted_for_answer(state, rtype, state.store.get(rtype, namespace, info.name))
         return respond(request, state, SCALE_TYPE, scale_of(rtype, current), answer)
-    media_type = request_media_type(request.headers.get("Content-Type"))
+    media_type = patch_media_type(request.headers.get("Content-Type"))
     if info.verb == "patch" and media_type not in PATCH_TYPES_BUILTIN[:3]:
         raise APIError.unsupported_media_type(PATCH_TYPES_BUILTIN)
     answer = answer_for(request)

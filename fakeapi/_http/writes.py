@@ -25,7 +25,7 @@ from fakeapi._http.negotiation import (
     PATCH_TYPES_CUSTOM,
     Answer,
     body_media_type,
-    request_media_type,
+    patch_media_type,
 )
 from fakeapi._http.options import WriteOptions, parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
@@ -147,7 +147,7 @@ async def handle_patch(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
 ) -> web.Response:
     accepted = PATCH_TYPES_CUSTOM if rtype.custom else PATCH_TYPES_BUILTIN
-    media_type = request_media_type(request.headers.get("Content-Type"))
+    media_type = patch_media_type(request.headers.get("Content-Type"))
     if media_type not in accepted:
         raise APIError.unsupported_media_type(accepted)
     answer = answer_for(request)
