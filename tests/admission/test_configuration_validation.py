@@ -183,6 +183,7 @@ async def test_a_url_must_be_https_to_a_host_without_user_query_or_fragment(clie
             "e.example.com", {"url": "https://hooks.example.com/check", "service": {"namespace": "n", "name": "s"}}
         ),
         webhook("f.example.com", {}),
+        webhook("g.example.com", {"url": ""}),
     ]
     body = await refused(client, kind, configuration(kind, "urls", *hooks))
     url = "clientConfig.url"
@@ -219,6 +220,12 @@ async def test_a_url_must_be_https_to_a_host_without_user_query_or_fragment(clie
         ),
         ("FieldValueRequired", "webhooks[4].clientConfig", "Required value: exactly one of url or service is required"),
         ("FieldValueRequired", "webhooks[5].clientConfig", "Required value: exactly one of url or service is required"),
+        (
+            "FieldValueInvalid",
+            f"webhooks[6].{url}",
+            f"Invalid value: \"\": 'https' is the only allowed URL scheme{FORM}",
+        ),
+        ("FieldValueInvalid", f"webhooks[6].{url}", f'Invalid value: "": host must be provided{FORM}'),
     )
 
 
@@ -233,6 +240,7 @@ async def test_a_service_reference_is_checked_with_name_and_namespace_swapped(cl
         webhook("a.example.com", {"service": {"namespace": "hooks", "name": ""}}),
         webhook("b.example.com", {"service": {"namespace": "", "name": "hooks", "port": 70000}}),
         webhook("c.example.com", {"service": {"namespace": "n", "name": "s", "path": "check//Now/"}}),
+        webhook("d.example.com", {"service": {}}),
     ]
     body = await refused(client, kind, configuration(kind, "services", *hooks))
     subdomain = (
@@ -258,6 +266,8 @@ async def test_a_service_reference_is_checked_with_name_and_namespace_swapped(cl
             'Invalid value: "check//Now/": segment[1] may not be empty',
         ),
         ("FieldValueInvalid", f"webhooks[2].{service}.path", f'Invalid value: "check//Now/": segment[2]: {subdomain}'),
+        ("FieldValueRequired", f"webhooks[3].{service}.name", "Required value: service name is required"),
+        ("FieldValueRequired", f"webhooks[3].{service}.namespace", "Required value: service namespace is required"),
     )
 
 

@@ -39,23 +39,66 @@ def test_the_default_plugins_are_kube_apiservers() -> None:
 
 # A 1.32 kube-apiserver's --enable-admission-plugins help: the default-on plugins in the order it runs
 # them, then every name it registers (sorted); docs/admission.md says where the list was checked.
-DEFAULT_ON_1_32 = (
-    "NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, "
-    "DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, "
-    "RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest, CertificateSubjectRestriction, "
-    "DefaultIngressClass, MutatingAdmissionPolicy, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, "
-    "ValidatingAdmissionWebhook, ResourceQuota"
-).split(", ")
-REGISTERED_1_32 = (
-    "AlwaysAdmit, AlwaysDeny, AlwaysPullImages, CertificateApproval, CertificateSigning, CertificateSubjectRestriction, "
-    "ClusterTrustBundleAttest, DefaultIngressClass, DefaultStorageClass, DefaultTolerationSeconds, "
-    "DenyServiceExternalIPs, EventRateLimit, ExtendedResourceToleration, ImagePolicyWebhook, "
-    "LimitPodHardAntiAffinityTopology, LimitRanger, MutatingAdmissionPolicy, MutatingAdmissionWebhook, "
-    "NamespaceAutoProvision, NamespaceExists, NamespaceLifecycle, NodeRestriction, "
-    "OwnerReferencesPermissionEnforcement, PersistentVolumeClaimResize, PodNodeSelector, PodSecurity, "
-    "PodTolerationRestriction, Priority, ResourceQuota, RuntimeClass, ServiceAccount, StorageObjectInUseProtection, "
-    "TaintNodesByCondition, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook"
-).split(", ")
+DEFAULT_ON_1_32 = [
+    "NamespaceLifecycle",
+    "LimitRanger",
+    "ServiceAccount",
+    "TaintNodesByCondition",
+    "PodSecurity",
+    "Priority",
+    "DefaultTolerationSeconds",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
+    "PersistentVolumeClaimResize",
+    "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "ClusterTrustBundleAttest",
+    "CertificateSubjectRestriction",
+    "DefaultIngressClass",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
+    "ResourceQuota",
+]
+REGISTERED_1_32 = [
+    "AlwaysAdmit",
+    "AlwaysDeny",
+    "AlwaysPullImages",
+    "CertificateApproval",
+    "CertificateSigning",
+    "CertificateSubjectRestriction",
+    "ClusterTrustBundleAttest",
+    "DefaultIngressClass",
+    "DefaultStorageClass",
+    "DefaultTolerationSeconds",
+    "DenyServiceExternalIPs",
+    "EventRateLimit",
+    "ExtendedResourceToleration",
+    "ImagePolicyWebhook",
+    "LimitPodHardAntiAffinityTopology",
+    "LimitRanger",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionWebhook",
+    "NamespaceAutoProvision",
+    "NamespaceExists",
+    "NamespaceLifecycle",
+    "NodeRestriction",
+    "OwnerReferencesPermissionEnforcement",
+    "PersistentVolumeClaimResize",
+    "PodNodeSelector",
+    "PodSecurity",
+    "PodTolerationRestriction",
+    "Priority",
+    "ResourceQuota",
+    "RuntimeClass",
+    "ServiceAccount",
+    "StorageObjectInUseProtection",
+    "TaintNodesByCondition",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
+]
 
 
 def test_the_plugin_names_and_defaults_are_those_of_1_32() -> None:
