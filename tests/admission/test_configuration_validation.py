@@ -393,3 +393,42 @@ async def test_an_update_of_a_valid_configuration_is_held_to_the_create_rules(cl
     assert (await client.get(f"{VALIDATING}/strict")).json()["metadata"]["resourceVersion"] == stored["metadata"][
         "resourceVersion"
     ]
+
+
+async def test_a_url_is_read_as_go_s_url_parse_reads_it(client: RawClient) -> None:
+    """Escapes are checked (and a fragment unescaped) as ``net/url`` does before the webhook checks run."""
+    kind = "MutatingWebhookConfiguration"
+    hooks = [
+        webhook("a.example.com", {"url": "https://hooks.example.com/check#part%20two"}),
+        webhook("b.example.com", {"url": "https://hooks example.com/check"}),
+        webhook("c.example.com", {"url": "https://hooks.example.com/%zzcheck"}),
+        webhook("d.example.com", {"url": "://hooks.example.com/check"}),
+        webhook("e.example.com", {"url": "HTTPS://hooks.example.com/check"}),
+    ]
+    body = await refused(client, kind, configuration(kind, "escapes", *hooks))
+    url = "clientConfig.url"
+    parse = "Required value: url must be a valid URL: parse"
+    assert body == invalid_status(
+        kind,
+        "escapes",
+        (
+            "FieldValueInvalid",
+            f"webhooks[0].{url}",
+            'Invalid value: "part two": fragments are not permitted in the URL',
+        ),
+        (
+            "FieldValueRequired",
+            f"webhooks[1].{url}",
+            f'{parse} "https://hooks example.com/check": invalid character " " in host name{FORM}',
+        ),
+        (
+            "FieldValueRequired",
+            f"webhooks[2].{url}",
+            f'{parse} "https://hooks.example.com/%zzcheck": invalid URL escape "%zz"{FORM}',
+        ),
+        (
+            "FieldValueRequired",
+            f"webhooks[3].{url}",
+            f'{parse} "://hooks.example.com/check": missing protocol scheme{FORM}',
+        ),
+    )

@@ -22,7 +22,7 @@ from typing import Any
 
 from fakeapi._patching.gostrconv import quote
 from fakeapi._state.validation import field
-from fakeapi._state.validation.field import FieldError
+from fakeapi._state.validation.field import FieldError, GoText
 from fakeapi._state.validation.names import is_dns1123_subdomain
 
 __all__ = ["GoURL", "GoURLError", "go_url_parse", "validate_webhook_service", "validate_webhook_url"]
@@ -48,19 +48,26 @@ class GoURL:
     host: str
     user: str | None
     raw_query: str
-    fragment: str
+    # ``URL.Fragment``: unescaped, so possibly bytes that are not UTF-8.
+    fragment: bytes
 
 
 def _quote_bytes(data: bytes) -> str:
-    """``%q`` of a Go string that may end inside a UTF-8 sequence (an escape cut at three bytes)."""
-    try:
-        return quote(data.decode())
-    except UnicodeDecodeError as error:
-        head = data[: error.start].decode()
-        return quote(head)[:-1] + "".join(f"\\x{byte:02x}" for byte in data[error.start :]) + '"'
+    """``%q`` of a Go string that may hold bytes that are not UTF-8: each such byte is written ``\\xNN``."""
+    parts: list[str] = []
+    rest = data
+    while rest:
+        try:
+            parts.append(quote(rest.decode())[1:-1])
+            break
+        except UnicodeDecodeError as error:
+            parts.append(quote(rest[: error.start].decode())[1:-1])
+            parts.append(f"\\x{rest[error.start]:02x}")
+            rest = rest[error.start + 1 :]
+    return '"' + "".join(parts) + '"'
 
 
-def _unescape(text: str, host: bool) -> str:
+def _unescape(text: str, host: bool) -> bytes:
     """``unescape``: Go's escape checks (``invalid URL escape``, ``invalid character in host name``)."""
     data = text.encode()
     position = 0
@@ -80,7 +87,8 @@ def _unescape(text: str, host: bool) -> str:
     return _decoded(text)
 
 
-def _decoded(text: str) -> str:
+def _decoded(text: str) -> bytes:
+    """The bytes an escaped text stands for (its escapes already checked)."""
     data = text.encode()
     out = bytearray()
     position = 0
@@ -91,7 +99,7 @@ def _decoded(text: str) -> str:
         else:
             out.append(data[position])
             position += 1
-    return out.decode("utf-8", "surrogateescape")
+    return bytes(out)
 
 
 def _valid_optional_port(port: str) -> bool:
@@ -109,14 +117,13 @@ def _parse_host(host: str) -> str:
             raise GoURLError(f"invalid port {quote(port)} after host")
     elif (colon := host.rfind(":")) >= 0 and not _valid_optional_port(host[colon:]):
         raise GoURLError(f"invalid port {quote(host[colon:])} after host")
-    return _unescape(host, host=True)
+    _unescape(host, host=True)
+    return host
 
 
-def _escape_user(text: str) -> str:
-    return "".join(
-        char if char in _ALNUM or char in _USER_KEPT else "".join(f"%{byte:02X}" for byte in char.encode())
-        for char in text
-    )
+def _escape_user(data: bytes) -> str:
+    """``escape(s, encodeUserPassword)``, as ``Userinfo.String`` writes each part."""
+    return "".join(chr(byte) if chr(byte) in _ALNUM or chr(byte) in _USER_KEPT else f"%{byte:02X}" for byte in data)
 
 
 def _parse_authority(authority: str) -> tuple[str | None, str]:
@@ -156,7 +163,7 @@ def _parse(text: str) -> GoURL:
     if any(ord(char) < 0x20 or ord(char) == 0x7F for char in text):
         raise GoURLError("net/url: invalid control character in URL")
     if text == "*":
-        return GoURL("", "", None, "", "")
+        return GoURL("", "", None, "", b"")
     scheme, rest = _scheme(text)
     scheme = scheme.lower()
     if rest.endswith("?") and rest.count("?") == 1:
@@ -165,7 +172,7 @@ def _parse(text: str) -> GoURL:
         rest, _, raw_query = rest.partition("?")
     if not rest.startswith("/"):
         if scheme:
-            return GoURL(scheme, "", None, raw_query, "")
+            return GoURL(scheme, "", None, raw_query, b"")
         if ":" in rest.partition("/")[0]:
             raise GoURLError("first path segment in URL cannot contain colon")
     user, host = None, ""
@@ -174,7 +181,7 @@ def _parse(text: str) -> GoURL:
         rest = slash + path
         user, host = _parse_authority(authority)
     _unescape(rest, host=False)
-    return GoURL(scheme, host, user, raw_query, "")
+    return GoURL(scheme, host, user, raw_query, b"")
 
 
 def go_url_parse(text: str) -> GoURL:
@@ -207,7 +214,8 @@ def validate_webhook_url(url: str, path: str) -> list[FieldError]:
     if parsed.user is not None:
         errors.append(field.invalid(path, parsed.user, "user information is not permitted in the URL"))
     if parsed.fragment:
-        errors.append(field.invalid(path, parsed.fragment, "fragments are not permitted in the URL"))
+        fragment = GoText(_quote_bytes(parsed.fragment))
+        errors.append(field.invalid(path, fragment, "fragments are not permitted in the URL"))
     if parsed.raw_query:
         errors.append(field.invalid(path, parsed.raw_query, "query parameters are not permitted in the URL"))
     return errors
