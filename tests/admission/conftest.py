@@ -119,6 +119,17 @@ def webhook(
     }
 
 
+def store_unvalidated(server: FakeAPIServer, document: dict[str, Any]) -> None:
+    """Store a configuration the way an older apiserver left it, past today's validation.
+
+    A cluster upgraded from the days of ``admissionregistration.k8s.io/v1beta1`` (served until 1.22) can
+    hold webhooks with ``sideEffects: Unknown`` or only unknown review versions: v1beta1 defaulted and
+    accepted them, and the v1 rules never look at a stored object again. A create can no longer make one.
+    """
+    rtype = server.resource_type(document["apiVersion"], document["kind"])
+    server._state.store.create(rtype, "", document, manager="test", validate=False)
+
+
 @pytest_asyncio.fixture
 async def hooks() -> AsyncIterator[WebhookServer]:
     running = WebhookServer()

@@ -37,6 +37,79 @@ def test_the_default_plugins_are_kube_apiservers() -> None:
     assert "AlwaysPullImages" in FakeAPIServer(enable_admission_plugins=["AlwaysPullImages"]).admission_plugins
 
 
+# A 1.32 kube-apiserver's --enable-admission-plugins help: the default-on plugins in the order it runs
+# them, then every name it registers (sorted); docs/admission.md says where the list was checked.
+DEFAULT_ON_1_32 = [
+    "NamespaceLifecycle",
+    "LimitRanger",
+    "ServiceAccount",
+    "TaintNodesByCondition",
+    "PodSecurity",
+    "Priority",
+    "DefaultTolerationSeconds",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
+    "PersistentVolumeClaimResize",
+    "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "ClusterTrustBundleAttest",
+    "CertificateSubjectRestriction",
+    "DefaultIngressClass",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
+    "ResourceQuota",
+]
+REGISTERED_1_32 = [
+    "AlwaysAdmit",
+    "AlwaysDeny",
+    "AlwaysPullImages",
+    "CertificateApproval",
+    "CertificateSigning",
+    "CertificateSubjectRestriction",
+    "ClusterTrustBundleAttest",
+    "DefaultIngressClass",
+    "DefaultStorageClass",
+    "DefaultTolerationSeconds",
+    "DenyServiceExternalIPs",
+    "EventRateLimit",
+    "ExtendedResourceToleration",
+    "ImagePolicyWebhook",
+    "LimitPodHardAntiAffinityTopology",
+    "LimitRanger",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionWebhook",
+    "NamespaceAutoProvision",
+    "NamespaceExists",
+    "NamespaceLifecycle",
+    "NodeRestriction",
+    "OwnerReferencesPermissionEnforcement",
+    "PersistentVolumeClaimResize",
+    "PodNodeSelector",
+    "PodSecurity",
+    "PodTolerationRestriction",
+    "Priority",
+    "ResourceQuota",
+    "RuntimeClass",
+    "ServiceAccount",
+    "StorageObjectInUseProtection",
+    "TaintNodesByCondition",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
+]
+
+
+def test_the_plugin_names_and_defaults_are_those_of_1_32() -> None:
+    assert FakeAPIServer().admission_plugins == frozenset(DEFAULT_ON_1_32)
+    everything = FakeAPIServer(enable_admission_plugins=[",".join(REGISTERED_1_32)]).admission_plugins
+    assert everything == frozenset(REGISTERED_1_32)
+    for later in ("PodTopologyLabels", "PodGroupProtection", "DisableServiceLinks"):
+        with pytest.raises(ValueError, match=f'^enable-admission-plugins plugin "{later}" is unknown$'):
+            FakeAPIServer(enable_admission_plugins=[later])
+
+
 @pytest.mark.parametrize(
     ("enable", "disable", "message"),
     [

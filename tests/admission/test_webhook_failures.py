@@ -13,7 +13,7 @@ import pytest
 from aiohttp import web
 
 from fakeapi.server import FakeAPIServer
-from tests.admission.conftest import WebhookServer, allow, configuration, json_patch, webhook
+from tests.admission.conftest import WebhookServer, allow, configuration, json_patch, store_unvalidated, webhook
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
@@ -186,13 +186,12 @@ async def test_a_patch_that_is_not_a_json_patch_is_an_internal_error(client: Raw
     )
 
 
-async def test_a_dry_run_refuses_webhooks_with_side_effects(client: RawClient, hooks: WebhookServer) -> None:
+async def test_a_dry_run_refuses_webhooks_with_side_effects(
+    server: FakeAPIServer, client: RawClient, hooks: WebhookServer
+) -> None:
     hooks.answers["/v"] = allow()
-    await register(
-        client,
-        "ValidatingWebhookConfiguration",
-        webhook("v.example.com", hooks.client_config("/v"), sideEffects="Unknown"),
-    )
+    hook = webhook("v.example.com", hooks.client_config("/v"), sideEffects="Unknown")
+    store_unvalidated(server, configuration("ValidatingWebhookConfiguration", "config", hook))
     reply = await client.post(f"{CONFIGMAPS}?dryRun=All", CONFIGMAP)
     assert reply.status == 400
     assert reply.json() == {
@@ -298,14 +297,11 @@ async def test_a_certificate_no_bundle_vouches_for_is_unknown_authority(
 
 
 async def test_a_webhook_knowing_no_admission_review_version_fails_closed(
-    client: RawClient, hooks: WebhookServer
+    server: FakeAPIServer, client: RawClient, hooks: WebhookServer
 ) -> None:
     hooks.answers["/v"] = allow()
-    await register(
-        client,
-        "ValidatingWebhookConfiguration",
-        webhook("v.example.com", hooks.client_config("/v"), admissionReviewVersions=["v2"]),
-    )
+    hook = webhook("v.example.com", hooks.client_config("/v"), admissionReviewVersions=["v2"])
+    store_unvalidated(server, configuration("ValidatingWebhookConfiguration", "config", hook))
     assert await refused_create(client) == internal(
         'failed calling webhook "v.example.com": could not create admission objects: '
         "webhook does not accept known AdmissionReview versions (v1, v1beta1)"

@@ -6,7 +6,11 @@ is on when it is in the default-on set or enabled, and not disabled; a name kube
 register is refused with ``enable-admission-plugins plugin "X" is unknown`` (or ``disable-...``), and
 a name in both lists with ``[X] in enable-admission-plugins and disable-admission-plugins
 overlapped``. The names, their order and the default-on set are kube-apiserver 1.32's
-(``pkg/kubeapiserver/options/plugins.go``, docs/admission.md). fakeapi runs the plugins of
+(``AllOrderedPlugins`` and ``DefaultOffAdmissionPlugins`` of ``pkg/kubeapiserver/options/plugins.go``).
+No copy of that file at a 1.32 commit could be read; the list was checked against the copies on either
+side (one without MutatingAdmissionPolicy, added in 1.32; one with the plugins added in 1.33 and later)
+and against a 1.32 kube-apiserver's ``--enable-admission-plugins`` help, which prints the default-on
+set in this order and every registered name: docs/admission.md says how. fakeapi runs the plugins of
 :data:`REPRODUCED`; the others are accepted by name and do nothing here (docs/admission.md says so).
 """
 

@@ -1,8 +1,8 @@
 """``admissionregistration.k8s.io/v1``: webhook configurations and admission policies.
 
 Their strategies bump the generation on every change of what they configure
-(``pkg/registry/admissionregistration/<kind>/strategy.go``). Of their validation, only the webhooks'
-``matchConditions`` are checked (:mod:`fakeapi._state.validation.admissionregistration`); policies are
+(``pkg/registry/admissionregistration/<kind>/strategy.go``). Webhook configurations are validated as the
+apiserver validates them (:mod:`fakeapi._state.validation.webhook_configurations`); policies are
 stored, not evaluated.
 """
 
@@ -26,7 +26,7 @@ from fakeapi._state.tables.access import (
     VALIDATING_WEBHOOK_PRINTER,
 )
 from fakeapi._state.validation import field
-from fakeapi._state.validation.admissionregistration import validate_match_conditions
+from fakeapi._state.validation.webhook_configurations import validate_webhook_configuration
 from fakeapi.errors import Cause
 
 __all__ = ["TYPES"]
@@ -37,7 +37,7 @@ _GENERATION = GenerationStrategy()
 
 
 class WebhookConfigurationStrategy(GenerationStrategy):
-    """Validates the webhooks' ``matchConditions`` after the metadata."""
+    """Validates the webhooks after the metadata (``ValidateValidatingWebhookConfiguration[Update]``)."""
 
     def validate_rules(
         self,
@@ -47,7 +47,8 @@ class WebhookConfigurationStrategy(GenerationStrategy):
         subresource: str,
         causes: list[Cause],
     ) -> list[Cause]:
-        return field.causes(validate_match_conditions(obj, old))
+        mutating = rtype.kind == "MutatingWebhookConfiguration"
+        return field.causes(validate_webhook_configuration(obj, old, mutating=mutating))
 
 
 _WEBHOOK_CONFIGURATION = WebhookConfigurationStrategy()

@@ -8,5 +8,8 @@
 * :mod:`.rules`: what a built-in kind's descriptor holds of its validation;
 * the built-in kinds' own rules, as ``pkg/apis/<group>/validation/validation.go`` has them:
   :mod:`.pods` and :mod:`.containers` (the pod spec every workload holds), :mod:`.core`,
-  :mod:`.apps`, :mod:`.rbac`; :mod:`.values` prints the structs their errors report.
+  :mod:`.apps`, :mod:`.rbac`; :mod:`.values` prints the structs their errors report;
+* the webhook configurations: :mod:`.webhook_configurations` (each webhook, the update leniencies),
+  :mod:`.webhook_client_config` (the URL as Go's ``url.Parse`` reads it, the service reference) and
+  :mod:`.admissionregistration` (the match conditions).
 """

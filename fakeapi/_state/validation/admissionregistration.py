@@ -1,7 +1,8 @@
 """The ``matchConditions`` of webhook configurations, as ``pkg/apis/admissionregistration/validation`` checks them.
 
-Only this part of ``ValidateValidatingWebhookConfiguration`` and its mutating twin is reproduced
-(docs/admission.md): per webhook, ``validateMatchConditions``: at most 64 conditions (``Too many``), each
+The part of ``ValidateValidatingWebhookConfiguration`` and its mutating twin that needs CEL
+(:mod:`.webhook_configurations` checks the rest and calls this per webhook, docs/admission.md):
+``validateMatchConditions``: at most 64 conditions (``Too many``), each
 with a non-empty name that is a qualified name and unique in the webhook (``Duplicate value``), and a
 non-empty expression (trimmed) that compiles in the admission composition environment and gives a bool
 (``validateMatchConditionsExpression``; the compile error is ``Invalid value: "<expression>": <detail>``).
@@ -19,7 +20,7 @@ from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError
 from fakeapi._state.validation.names import is_qualified_name
 
-__all__ = ["validate_match_conditions"]
+__all__ = ["conditions_unchanged", "validate_match_conditions"]
 
 Obj = Mapping[str, Any]
 _MAX_CONDITIONS = 64
@@ -30,7 +31,7 @@ def _webhooks(obj: Obj | None) -> list[Any]:
     return webhooks if isinstance(webhooks, list) else []
 
 
-def _conditions_unchanged(new: Obj, old: Obj) -> bool:
+def conditions_unchanged(new: Obj, old: Obj) -> bool:
     """``ignoreValidatingWebhookMatchConditions``/``ignoreMutatingWebhookMatchConditions``."""
     new_hooks, old_hooks = _webhooks(new), _webhooks(old)
     if len(new_hooks) != len(old_hooks):
@@ -64,25 +65,20 @@ def _condition_errors(condition: Any, path: str) -> list[FieldError]:
     return errors
 
 
-def validate_match_conditions(new: Obj, old: Obj | None) -> list[FieldError]:
-    """``validateMatchConditions`` of every webhook of a configuration, at ``webhooks[i].matchConditions``."""
-    if old is not None and _conditions_unchanged(new, old):
+def validate_match_conditions(conditions: Any, path: str) -> list[FieldError]:
+    """``validateMatchConditions`` of one webhook's conditions, at ``webhooks[i].matchConditions``."""
+    if not isinstance(conditions, list):
         return []
     errors: list[FieldError] = []
-    for position, hook in enumerate(_webhooks(new)):
-        conditions = hook.get("matchConditions") if isinstance(hook, dict) else None
-        if not isinstance(conditions, list):
-            continue
-        path = field.child(field.index("webhooks", position), "matchConditions")
-        if len(conditions) > _MAX_CONDITIONS:
-            errors.append(field.too_many(path, len(conditions), _MAX_CONDITIONS))
-        names: set[str] = set()
-        for number, condition in enumerate(conditions):
-            condition_path = field.index(path, number)
-            errors.extend(_condition_errors(condition, condition_path))
-            name = condition.get("name") if isinstance(condition, dict) else None
-            if isinstance(name, str) and name:
-                if name in names:
-                    errors.append(field.duplicate(field.child(condition_path, "name"), name))
-                names.add(name)
+    if len(conditions) > _MAX_CONDITIONS:
+        errors.append(field.too_many(path, len(conditions), _MAX_CONDITIONS))
+    names: set[str] = set()
+    for number, condition in enumerate(conditions):
+        condition_path = field.index(path, number)
+        errors.extend(_condition_errors(condition, condition_path))
+        name = condition.get("name") if isinstance(condition, dict) else None
+        if isinstance(name, str) and name:
+            if name in names:
+                errors.append(field.duplicate(field.child(condition_path, "name"), name))
+            names.add(name)
     return errors

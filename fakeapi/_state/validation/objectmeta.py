@@ -254,8 +254,12 @@ def validate_update_meta(new: Mapping[str, Any], old: Mapping[str, Any]) -> list
     return errors
 
 
-def validate_label_selector(selector: Any, path: str) -> list[FieldError]:
-    """``ValidateLabelSelector``: matchLabels as labels, each matchExpressions requirement."""
+def validate_label_selector(selector: Any, path: str, *, allow_invalid_label_values: bool = False) -> list[FieldError]:
+    """``ValidateLabelSelector``: matchLabels as labels, each matchExpressions requirement.
+
+    ``allow_invalid_label_values`` is ``AllowInvalidLabelValueInSelector``: the requirements' values
+    are then not checked as label values (an update of an object that already held such a value).
+    """
     if not isinstance(selector, dict):
         return []
     errors = validate_labels(selector.get("matchLabels") or {}, f"{path}.matchLabels")
@@ -279,7 +283,7 @@ def validate_label_selector(selector: Any, path: str) -> list[FieldError]:
             errors.append(field.invalid(f"{where}.operator", operator, "not a valid selector operator"))
         key = requirement.get("key") or ""
         errors.extend(field.invalid(f"{where}.key", key, problem) for problem in is_qualified_name(key))
-        for index, value in enumerate(values):
+        for index, value in enumerate([] if allow_invalid_label_values else values):
             if isinstance(value, str):
                 errors.extend(field.invalid(f"{where}.values[{index}]", value, m) for m in is_label_value(value))
     return errors
