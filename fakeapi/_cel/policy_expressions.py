@@ -112,7 +112,8 @@ def _add_field(message: Any, number: int, name: str, spelled: str) -> None:
 
 
 @lru_cache(maxsize=128)
-def _checking_env(has_params: bool, variables: Variables) -> Any:
+def _checking_env(has_params: bool, variables: Variables | None) -> Any:
+    """The environment of ``createEnvForOpts``; ``variables`` None: without composition (no ``variables``)."""
     pool = descriptor_pool.DescriptorPool()
     for dependency in (struct_pb2, timestamp_pb2, duration_pb2):
         pool.AddSerializedFile(dependency.DESCRIPTOR.serialized_pb)
@@ -131,7 +132,7 @@ def _checking_env(has_params: bool, variables: Variables) -> Any:
         ],
     )
     message = declared.message_type.add(name="variables")
-    for number, (name, spelled) in enumerate(variables, start=1):
+    for number, (name, spelled) in enumerate(variables or (), start=1):
         _add_field(message, number, name, spelled)
     pool.Add(declared)
     names: dict[str, Any] = {
@@ -139,8 +140,9 @@ def _checking_env(has_params: bool, variables: Variables) -> Any:
         "oldObject": T.DYN,
         "request": T(REQUEST),
         "namespaceObject": T(NAMESPACE),
-        "variables": T(VARIABLES),
     }
+    if variables is not None:
+        names["variables"] = T(VARIABLES)
     if has_params:
         names["params"] = T.DYN
     return cel.NewEnv(pool, variables=names, extensions=_extensions(checked=True))
@@ -157,9 +159,10 @@ def _go_types(returns: tuple[str, ...]) -> str:
 
 @lru_cache(maxsize=1024)
 def compile_expression(
-    expression: str, has_params: bool, variables: Variables, returns: tuple[str, ...] | None
+    expression: str, has_params: bool, variables: Variables | None, returns: tuple[str, ...] | None
 ) -> CompiledExpression:
-    """``CompileCELExpression``; ``returns`` the types the result may have (None: any)."""
+    """``CompileCELExpression``; ``returns`` the types the result may have (None: any); ``variables`` None
+    compiles without composition, as the validation of a policy without variables does."""
     try:
         checked = _checking_env(has_params, variables).compile(expression)
         issues: list[Issue] = []
