@@ -21,7 +21,9 @@ def rule(resources: list[str] | None = None, groups: list[str] | None = None, **
     }
 
 
-def policy(name: str, *validations: dict[str, Any], rules: list[dict[str, Any]] | None = None, **spec: Any) -> dict[str, Any]:
+def policy(
+    name: str, *validations: dict[str, Any], rules: list[dict[str, Any]] | None = None, **spec: Any
+) -> dict[str, Any]:
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicy",

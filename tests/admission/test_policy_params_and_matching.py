@@ -57,8 +57,8 @@ async def test_a_missing_param_denies_under_deny_and_admits_under_allow(client: 
     assert refused.json()["details"]["causes"] == [
         {
             "message": denied(
-                "deny-b", "failed to configure binding: no params found for policy binding with `Deny` "
-                "parameterNotFoundAction"
+                "deny-b",
+                "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
             )
         }
     ]
@@ -95,7 +95,9 @@ async def test_a_param_kind_the_server_does_not_serve_follows_the_failure_policy
         "configmaps \"cm\" is forbidden: ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: "
         "failed to find resource referenced by paramKind: 'example.com/v1, Kind=Limits'"
     )
-    await install(client, policy("q", AT_MOST, paramKind=missing, failurePolicy="Ignore"), binding("c", "q", paramRef=ref))
+    await install(
+        client, policy("q", AT_MOST, paramKind=missing, failurePolicy="Ignore"), binding("c", "q", paramRef=ref)
+    )
     await client.delete("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/p")
     assert (await client.post(CONFIGMAPS, configmap())).status == 201
 
@@ -107,11 +109,14 @@ async def test_a_namespaced_param_for_a_cluster_scoped_write_needs_a_namespace(c
         policy("p", {"expression": "true"}, rules=[rule(["namespaces"])], paramKind=CONFIGMAP_PARAMS),
         binding("b", "p", paramRef=ref),
     )
-    refused = await client.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}})
+    refused = await client.post(
+        "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}
+    )
     assert refused.status == 422
     assert refused.json()["message"] == 'namespaces "n" is forbidden: ' + denied(
-        "b", "failed to configure binding: cannot use namespaced paramRef in policy binding that matches "
-        "cluster-scoped resources"
+        "b",
+        "failed to configure binding: cannot use namespaced paramRef in policy binding that matches "
+        "cluster-scoped resources",
     )
 
 
@@ -119,9 +124,9 @@ async def test_namespace_and_object_selectors(client: RawClient) -> None:
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "strict", "labels": {"mode": "strict"}}}
     assert (await client.post("/api/v1/namespaces", namespace)).status == 201
     deny_all = policy(
-        "p", {"expression": "false", "message": "no"}, matchConstraints={
-            "resourceRules": [rule()], "objectSelector": {"matchLabels": {"guarded": "yes"}}
-        }
+        "p",
+        {"expression": "false", "message": "no"},
+        matchConstraints={"resourceRules": [rule()], "objectSelector": {"matchLabels": {"guarded": "yes"}}},
     )
     resources = {"namespaceSelector": {"matchLabels": {"mode": "strict"}}}
     await install(client, deny_all, binding("b", "p", matchResources=resources))
@@ -135,10 +140,12 @@ async def test_namespace_and_object_selectors(client: RawClient) -> None:
 
 async def test_excluded_resources_and_resource_names(client: RawClient) -> None:
     deny_all = policy(
-        "p", {"expression": "false", "message": "no"}, matchConstraints={
+        "p",
+        {"expression": "false", "message": "no"},
+        matchConstraints={
             "resourceRules": [rule(["configmaps", "secrets"], resourceNames=["guarded"])],
             "excludeResourceRules": [rule(["secrets"])],
-        }
+        },
     )
     await install(client, deny_all, binding("b", "p"))
     assert (await client.post(CONFIGMAPS, configmap("free"))).status == 201
@@ -167,7 +174,10 @@ async def test_equivalent_matching_sees_the_object_at_the_rule_version(client: R
     reply = await client.post("/apis/example.com/v2/namespaces/default/jobs", job)
     assert reply.status == 201, reply.body
     assert reply.warnings == []
-    refused = await client.post("/apis/example.com/v1/namespaces/default/jobs", {**job, "apiVersion": "example.com/v1", "metadata": {"name": "k"}})
+    refused = await client.post(
+        "/apis/example.com/v1/namespaces/default/jobs",
+        {**job, "apiVersion": "example.com/v1", "metadata": {"name": "k"}},
+    )
     assert refused.status == 422
     assert refused.json()["message"] == 'jobs.example.com "k" is forbidden: ' + denied("bx", "exact matched", "exact")
 

@@ -45,7 +45,7 @@ async def test_result_types_params_and_variables_are_checked(client: RawClient) 
         ("spec.validations[0].expression", 'Invalid value: "object.spec.enabled": must evaluate to bool but got dyn'),
         (
             "spec.validations[1].expression",
-            "Invalid value: \"params.max > 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to "
+            'Invalid value: "params.max > 1": compilation failed: ERROR: <input>:1:1: undeclared reference to '
             "'params' (in container '')\n | params.max > 1\n | ^",
         ),
         ("spec.validations[1].messageExpression", 'Invalid value: "1": must evaluate to string but got int'),
@@ -55,7 +55,7 @@ async def test_result_types_params_and_variables_are_checked(client: RawClient) 
         ),
         (
             "spec.validations[2].expression",
-            "Invalid value: \"variables.missing\": compilation failed: ERROR: <input>:1:1: undeclared reference to "
+            'Invalid value: "variables.missing": compilation failed: ERROR: <input>:1:1: undeclared reference to '
             "'variables' (in container '')\n | variables.missing\n | ^",
         ),
     ]
@@ -80,7 +80,7 @@ async def test_variables_are_typed_and_named(client: RawClient) -> None:
         ("spec.validations[0].expression", 'Invalid value: "variables.count": must evaluate to bool but got int'),
         (
             "spec.validations[1].expression",
-            "Invalid value: \"variables.names.size() > 0 && variables.nope\": compilation failed: ERROR: "
+            'Invalid value: "variables.names.size() > 0 && variables.nope": compilation failed: ERROR: '
             "<input>:1:40: undefined field 'nope'\n | variables.names.size() > 0 && variables.nope\n"
             " | .......................................^",
         ),

@@ -10,7 +10,10 @@ from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
 
-SMALL = {"expression": "request.operation == 'DELETE' || !has(object.data) || object.data.size() < 2", "message": "too much data"}
+SMALL = {
+    "expression": "request.operation == 'DELETE' || !has(object.data) || object.data.size() < 2",
+    "message": "too much data",
+}
 
 
 def status_bytes(message: str, reason: str, code: int, name: str = "cm", kind: str = "configmaps") -> bytes:
@@ -84,9 +87,7 @@ async def test_warn_and_audit_together_warn(client: RawClient) -> None:
     assert len(created.warnings) == 1
 
 
-@pytest.mark.parametrize(
-    ("reason", "code"), [("Forbidden", 403), ("Invalid", 422), ("RequestEntityTooLarge", 413)]
-)
+@pytest.mark.parametrize(("reason", "code"), [("Forbidden", 403), ("Invalid", 422), ("RequestEntityTooLarge", 413)])
 async def test_the_reason_sets_the_status_code(client: RawClient, reason: str, code: int) -> None:
     await install(client, policy("small", {**SMALL, "reason": reason}), binding("b", "small"))
     refused = await client.post(CONFIGMAPS, configmap("big", a="1", b="2"))
@@ -177,9 +178,11 @@ async def test_variables_are_read_by_name_and_fail_only_when_read(client: RawCli
 async def test_match_conditions_skip_the_validations(client: RawClient) -> None:
     await install(
         client,
-        policy("p", {"expression": "false", "message": "no"}, matchConditions=[
-            {"name": "only-watched", "expression": "object.metadata.name == 'watched'"}
-        ]),
+        policy(
+            "p",
+            {"expression": "false", "message": "no"},
+            matchConditions=[{"name": "only-watched", "expression": "object.metadata.name == 'watched'"}],
+        ),
         binding("b", "p"),
     )
     assert (await client.post(CONFIGMAPS, configmap("other"))).status == 201
@@ -191,10 +194,13 @@ async def test_the_namespace_object_is_the_request_namespace(client: RawClient) 
     assert (await client.post("/api/v1/namespaces", namespace)).status == 201
     await install(
         client,
-        policy("p", {
-            "expression": "'tier' in namespaceObject.metadata.labels && namespaceObject.metadata.labels.tier == 'gold'",
-            "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' ' + namespaceObject.status.phase",
-        }),
+        policy(
+            "p",
+            {
+                "expression": "'tier' in namespaceObject.metadata.labels && namespaceObject.metadata.labels.tier == 'gold'",
+                "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' ' + namespaceObject.status.phase",
+            },
+        ),
         binding("b", "p"),
     )
     assert (await client.post("/api/v1/namespaces/team/configmaps", configmap())).status == 201

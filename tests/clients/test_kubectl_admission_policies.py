@@ -64,13 +64,12 @@ def test_kubectl_prints_the_policy_refusal_and_warnings(server: FakeAPIServer, t
     code, out, err = run_kubectl(kubeconfig, tmp_path, "create", "configmap", "bad-one")
     assert (code, out) == (1, "")
     assert err == (
-        "error: failed to create configmap: configmaps \"bad-one\" is forbidden: ValidatingAdmissionPolicy "
+        'error: failed to create configmap: configmaps "bad-one" is forbidden: ValidatingAdmissionPolicy '
         "'names' with binding 'names-deny' denied request: name bad-one is refused\n"
     )
     lenient = tmp_path / "lenient.yaml"
     lenient.write_text(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd-one\n  namespace: default\n"
-        "  labels: {mode: lenient}\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd-one\n  namespace: default\n  labels: {mode: lenient}\n"
     )
     assert run_kubectl(kubeconfig, tmp_path, "apply", "-f", str(lenient)) == (
         0,

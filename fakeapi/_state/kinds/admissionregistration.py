@@ -82,6 +82,7 @@ class AdmissionPolicyBindingStrategy(GenerationStrategy):
     ) -> list[Cause]:
         return field.causes(validate_policy_binding(obj))
 
+
 TYPES: tuple[ResourceType, ...] = (
     builtin(
         _GROUP,

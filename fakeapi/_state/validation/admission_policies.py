@@ -42,8 +42,29 @@ _REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
 _ACTIONS = ("Audit", "Deny", "Warn")
 _CEL_IDENTIFIER = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")
 _CEL_RESERVED = frozenset(
-    "true false null in as break const continue else for function if import let loop package namespace "
-    "return var void while".split()
+    [
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ]
 )
 _NEWLINES = re.compile(r"[\n\r]+")
 
@@ -80,15 +101,23 @@ def _resources(resources: list[Any], path: str) -> list[FieldError]:
             continue
         resource, sub = item.split("/", 1)
         if resource in wildcard_sub:
-            errors.append(field.invalid(field.index(path, position), item, f"if '{resource}/*' is present, must not specify {item}"))
+            errors.append(
+                field.invalid(
+                    field.index(path, position), item, f"if '{resource}/*' is present, must not specify {item}"
+                )
+            )
         if sub in wildcard_res:
-            errors.append(field.invalid(field.index(path, position), item, f"if '*/{sub}' is present, must not specify {item}"))
+            errors.append(
+                field.invalid(field.index(path, position), item, f"if '*/{sub}' is present, must not specify {item}")
+            )
         if sub == "*":
             wildcard_sub.add(resource)
         if resource == "*":
             wildcard_res.add(sub)
     if len(resources) > 1 and double:
-        errors.append(field.invalid(path, resources, "if '*/*' is present, must not specify other resources", "[]string"))
+        errors.append(
+            field.invalid(path, resources, "if '*/*' is present, must not specify other resources", "[]string")
+        )
     if single and plain:
         detail = "if '*' is present, must not specify other resources without subresources"
         errors.append(field.invalid(path, resources, detail, "[]string"))
@@ -101,7 +130,9 @@ def _listed(rule: Obj, key: str, path: str, what: str, go_type: str = "[]string"
     if not values:
         errors.append(field.required(field.child(path, key)))
     if len(values) > 1 and "*" in values:
-        errors.append(field.invalid(field.child(path, key), values, f"if '*' is present, must not specify other {what}", go_type))
+        errors.append(
+            field.invalid(field.child(path, key), values, f"if '*' is present, must not specify other {what}", go_type)
+        )
     return errors
 
 
@@ -118,7 +149,9 @@ def _rule(rule: Obj, path: str) -> list[FieldError]:
     errors.extend(_listed(rule, "operations", path, "operations", "[]admissionregistration.OperationType"))
     for position, operation in enumerate(_list(rule.get("operations"))):
         if operation not in _OPERATIONS:
-            errors.append(field.not_supported(field.index(field.child(path, "operations"), position), operation, _OPERATIONS))
+            errors.append(
+                field.not_supported(field.index(field.child(path, "operations"), position), operation, _OPERATIONS)
+            )
     errors.extend(_listed(rule, "apiGroups", path, "API groups"))
     errors.extend(_listed(rule, "apiVersions", path, "API versions"))
     for position, version in enumerate(_list(rule.get("apiVersions"))):
@@ -254,7 +287,9 @@ def _validation(validation: Obj, compiler: _Compiler, path: str) -> list[FieldEr
     elif detail := compiler.error(expression, BOOL):
         errors.append(field.invalid(field.child(path, "expression"), expression, detail))
     if message_expression and not message_expression.strip():
-        errors.append(field.invalid(field.child(path, "messageExpression"), message_expression, "must be non-empty if specified"))
+        errors.append(
+            field.invalid(field.child(path, "messageExpression"), message_expression, "must be non-empty if specified")
+        )
     elif message_expression.strip() and (detail := compiler.error(message_expression, STRING)):
         errors.append(field.invalid(field.child(path, "messageExpression"), message_expression, detail))
     if message and not message.strip():
@@ -274,7 +309,9 @@ def _audit_annotation(annotation: Obj, policy_name: str, compiler: _Compiler, pa
     key = _text(annotation.get("key"))
     if policy_name:
         qualified = f"{policy_name}/{key}"
-        errors.extend(field.invalid(field.child(path, "key"), qualified, problem) for problem in is_qualified_name(qualified))
+        errors.extend(
+            field.invalid(field.child(path, "key"), qualified, problem) for problem in is_qualified_name(qualified)
+        )
     else:
         errors.append(field.invalid(field.child(path, "key"), key, "requires metadata.name be non-empty"))
     value = _text(annotation.get("valueExpression"))
@@ -345,7 +382,9 @@ def _param_ref(ref: Any, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     name, selector = _text(ref.get("name")), ref.get("selector")
     if name:
-        errors.extend(field.invalid(field.child(path, "name"), name, problem) for problem in name_is_path_segment(name, False))
+        errors.extend(
+            field.invalid(field.child(path, "name"), name, problem) for problem in name_is_path_segment(name, False)
+        )
         if selector is not None:
             errors.append(field.forbidden(field.child(path, "name"), "name and selector are mutually exclusive"))
     if selector is not None:
@@ -392,7 +431,8 @@ def validate_policy_binding(new: Obj) -> list[FieldError]:
         errors.append(field.required("spec.policyName"))
     else:
         errors.extend(
-            field.invalid("spec.policyName", policy_name, problem) for problem in name_is_dns_subdomain(policy_name, False)
+            field.invalid("spec.policyName", policy_name, problem)
+            for problem in name_is_dns_subdomain(policy_name, False)
         )
     errors.extend(_param_ref(spec.get("paramRef"), "spec.paramRef"))
     errors.extend(_match_resources(spec.get("matchResources"), "spec.matchResouces"))
