@@ -104,7 +104,7 @@ async def test_the_message_expression_then_the_message_then_the_expression(clien
             {"expression": "object.metadata.name != 'a'", "messageExpression": "'name ' + object.metadata.name"},
             {"expression": "object.metadata.name != 'b'", "messageExpression": "'  '", "message": "plain b"},
             {"expression": "object.metadata.name != 'c'  ", "messageExpression": "'two\\nlines'"},
-            {"expression": "object.metadata.name != 'd'", "messageExpression": "object.data.missing"},
+            {"expression": "object.metadata.name != 'd'", "messageExpression": "string(object.data.missing)"},
         ),
         binding("b", "p"),
     )
