@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.admission.conftest import WebhookServer, allow, configuration, webhook
 from tests.admission.policy_objects import CONFIGMAPS, binding, configmap, install, policy
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
 
+VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
 SMALL = {
     "expression": "request.operation == 'DELETE' || !has(object.data) || object.data.size() < 2",
     "message": "too much data",
@@ -207,4 +209,39 @@ async def test_the_namespace_object_is_the_request_namespace(client: RawClient) 
     refused = await client.post(CONFIGMAPS, configmap())
     assert refused.json()["details"]["causes"] == [
         {"message": "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: namespace default Active"}
+    ]
+
+
+async def test_policies_run_before_the_validating_webhooks(client: RawClient, hooks: WebhookServer) -> None:
+    hooks.answers["/v"] = allow()
+    hook = webhook("v.example.com", hooks.client_config("/v"))
+    reply = await client.post(VALIDATING, configuration("ValidatingWebhookConfiguration", "v", hook))
+    assert reply.status == 201, reply.body
+    await install(client, policy("small", SMALL), binding("b", "small"))
+    assert (await client.post(CONFIGMAPS, configmap("big", a="1", b="2"))).status == 422
+    assert hooks.received == []
+    assert (await client.post(CONFIGMAPS, configmap("ok", a="1"))).status == 201
+    assert len(hooks.received) == 1
+
+
+async def test_the_request_variable_describes_the_write(client: RawClient) -> None:
+    await install(
+        client,
+        policy(
+            "p",
+            {
+                "expression": "false",
+                "messageExpression": "request.operation + ' ' + request.name + ' ' + request.namespace + ' ' + "
+                "request.resource.resource + ' ' + request.kind.kind + ' ' + string(request.dryRun) + ' ' + "
+                "(has(request.options.dryRun) ? request.options.dryRun[0] : '-') + ' ' + string(oldObject == null)",
+            },
+        ),
+        binding("b", "p"),
+    )
+    refused = await client.post(f"{CONFIGMAPS}?dryRun=All", configmap())
+    assert refused.json()["details"]["causes"] == [
+        {
+            "message": "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: "
+            "CREATE cm default configmaps ConfigMap true All true"
+        }
     ]
