@@ -63,6 +63,7 @@ _WELL_KNOWN = {"TIMESTAMP": ".google.protobuf.Timestamp", "DURATION": ".google.p
 _CPP_SELECT_ON_NON_MESSAGE = "Applying SELECT to non-message type"
 _ROOT_SELECT = re.compile(r"(?<![\w.'\"])(object|oldObject|namespaceObject|params)\s*\.\s*([A-Za-z_]\w*)")
 _NO_SUCH_KEY = re.compile(r"^no such key: (\w+)$")
+_IDENTIFIER = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")
 
 # A variable's declared type: its name and the checker's spelling of its result type.
 Variables = tuple[tuple[str, str], ...]
@@ -91,14 +92,20 @@ def _set_field_type(target: Any, spelled: str) -> bool:
     return True
 
 
+def _entry_name(field_name: str) -> str:
+    """protobuf's ``MapEntryName``: the field's name in camel case, then ``Entry``."""
+    parts = field_name.split("_")
+    return "".join(part[:1].upper() + part[1:] for part in parts) + "Entry"
+
+
 def _add_field(message: Any, number: int, name: str, spelled: str) -> None:
     added = message.field.add(name=name, number=number, json_name=name, label=_F.LABEL_OPTIONAL)
     inner = spelled[5:-1] if spelled.startswith("LIST<") else ""
     key, _, value = spelled[4:-1].partition(", ") if spelled.startswith("MAP<") else ("", "", "")
     if inner and _set_field_type(added, inner):
         added.label = _F.LABEL_REPEATED
-    elif key == "STRING" and value:
-        entry = message.nested_type.add(name=name[0].upper() + name[1:] + "Entry")
+    elif key == "STRING" and value and _entry_name(name) not in {nested.name for nested in message.nested_type}:
+        entry = message.nested_type.add(name=_entry_name(name))
         entry.options.map_entry = True
         entry.field.add(name="key", number=1, type=_F.TYPE_STRING, label=_F.LABEL_OPTIONAL)
         if not _set_field_type(entry.field.add(name="value", number=2, label=_F.LABEL_OPTIONAL), value):
@@ -132,7 +139,9 @@ def _checking_env(has_params: bool, variables: Variables | None) -> Any:
         ],
     )
     message = declared.message_type.add(name="variables")
-    for number, (name, spelled) in enumerate(variables or (), start=1):
+    # ``AddField`` replaces a field of the same name: the last variable of a name gives its type.
+    fields = {name: spelled for name, spelled in variables or () if _IDENTIFIER.match(name)}
+    for number, (name, spelled) in enumerate(fields.items(), start=1):
         _add_field(message, number, name, spelled)
     pool.Add(declared)
     names: dict[str, Any] = {
