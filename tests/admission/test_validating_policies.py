@@ -245,3 +245,32 @@ async def test_the_request_variable_describes_the_write(client: RawClient) -> No
             "CREATE cm default configmaps ConfigMap true All true"
         }
     ]
+
+
+async def test_audit_annotations_matter_only_by_their_errors(client: RawClient) -> None:
+    annotations = [
+        {"key": "size", "valueExpression": "string(object.data.size())"},
+        {"key": "owner", "valueExpression": " object.data.owner"},
+    ]
+    refused_type = await client.post(
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", policy("p", auditAnnotations=annotations)
+    )
+    assert refused_type.status == 422
+    assert refused_type.json()["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": 'Invalid value: " object.data.owner": must evaluate to one of [string null_type] but got dyn',
+            "field": "spec.auditAnnotations[1].valueExpression",
+        }
+    ]
+    annotations[1]["valueExpression"] = " string(object.data.owner)"
+    await install(client, policy("p", auditAnnotations=annotations), binding("b", "p", ["Audit"]))
+    assert (await client.post(CONFIGMAPS, configmap("owned", owner="me"))).status == 201
+    refused = await client.post(CONFIGMAPS, configmap("unowned", a="1"))
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"] == [
+        {
+            "message": "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression "
+            "' string(object.data.owner)' resulted in error: no such key: owner"
+        }
+    ]

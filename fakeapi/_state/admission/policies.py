@@ -112,10 +112,7 @@ def compile_policy(policy: dict[str, Any]) -> CompiledPolicy:
         tuple(variables),
         tuple(compiled_as(_text(item, "expression"), BOOL) for item in _items(spec, "matchConditions")),
         validations,
-        tuple(
-            compiled_as(_text(item, "valueExpression").strip(), STRING_OR_NULL)
-            for item in _items(spec, "auditAnnotations")
-        ),
+        tuple(compiled_as(_text(item, "valueExpression"), STRING_OR_NULL) for item in _items(spec, "auditAnnotations")),
     )
 
 

@@ -7,7 +7,7 @@ For each policy that matches, each binding that matches, each param (docs/admiss
   then each validation: its error is a deny decision under ``Fail`` (ignored under ``Ignore``), a false result
   a deny with the validation's reason (``Invalid`` by default) and message: the messageExpression's string
   (trimmed; empty, over 5120 bytes or with a newline falls back), else ``message``, else ``failed expression:
-  <expression>``; then the auditAnnotations, whose errors under ``Fail`` are deny decisions;
+  <expression>``; then the auditAnnotations, whose errors under ``Fail`` refuse whatever the actions are;
 * ``Dispatch``: a deny decision counts per the binding's validationActions: ``Deny`` refuses, ``Warn`` adds the
   warning ``Validation failed for ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>``, ``Audit``
   only annotates the audit event (there is no audit log here). A configuration error (matching, the paramKind,
@@ -58,6 +58,8 @@ class Decision:
 
     message: str
     reason: str = ""
+    # An auditAnnotation's error refuses whatever the binding's actions are (``AuditAnnotationActionError``).
+    annotation: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ def validate(policy: CompiledPolicy, values: dict[str, Any], condition_values: d
     for annotation in policy.audit_annotations:
         result = evaluate(annotation, activation)
         if result.error and fail:
-            decisions.append(Decision(result.error))
+            decisions.append(Decision(result.error, annotation=True))
     return decisions
 
 
@@ -195,6 +197,9 @@ def _bindings_of(
         for param in params:
             values, condition_values = _values(attributes, match, param, namespace)
             for decision in validate(policy, values, condition_values):
+                if decision.annotation:
+                    denials.append(Denial(policy.name, binding_name, decision))
+                    continue
                 for action in actions:
                     if action == "Deny":
                         denials.append(Denial(policy.name, binding_name, decision))
