@@ -192,3 +192,18 @@ async def test_the_plugin_switch_turns_policies_off() -> None:
             client = RawClient(session, running.url)
             await install(client, policy("p", {"expression": "false"}), binding("b", "p"))
             assert (await client.post(CONFIGMAPS, configmap())).status == 201
+
+
+async def test_a_binding_configuration_error_is_ignored_under_ignore(client: RawClient) -> None:
+    ref = {"name": "absent", "parameterNotFoundAction": "Deny"}
+    await install(client, secret_policy(failurePolicy="Ignore"), binding("b", "p", paramRef=ref))
+    assert (await client.post(SECRETS, secret())).status == 201
+
+
+async def test_a_policy_without_param_kind_ignores_the_param_ref(client: RawClient) -> None:
+    ref = {"name": "absent", "parameterNotFoundAction": "Deny"}
+    never = {"expression": "false", "message": "evaluated once"}
+    await install(client, policy("p", never, rules=[rule(["secrets"])]), binding("b", "p", paramRef=ref))
+    refused = await client.post(SECRETS, secret())
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"] == [{"message": denied("b", "evaluated once")}]
