@@ -141,3 +141,33 @@ async def test_a_valid_policy_is_stored_with_its_defaults(client: RawClient) -> 
     spec = created.json()["spec"]
     assert spec["failurePolicy"] == "Fail"
     assert spec["matchConstraints"]["matchPolicy"] == "Equivalent"
+
+
+async def test_match_resources_rules_are_checked_at_upstreams_path(client: RawClient) -> None:
+    rules = [
+        {
+            "apiGroups": [""],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE", "*"],
+            "resources": ["*", "pods"],
+            "resourceNames": ["a", "a"],
+            "scope": "Everywhere",
+        }
+    ]
+    refused = await client.post(BINDINGS, binding("b", "p", matchResources={"resourceRules": rules}))
+    assert refused.status == 422
+    path = "spec.matchResouces.resourceRules[0]"
+    assert causes(refused) == [
+        (f"{path}.resourceNames[1]", 'Duplicate value: "a"'),
+        (
+            f"{path}.operations",
+            'Invalid value: []admissionregistration.OperationType{"CREATE", "*"}: if \'*\' is present, must not '
+            "specify other operations",
+        ),
+        (
+            f"{path}.resources",
+            'Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without '
+            "subresources",
+        ),
+        (f"{path}.scope", 'Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"'),
+    ]
