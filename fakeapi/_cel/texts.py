@@ -19,6 +19,7 @@ _ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']*)' not found in struct '[^']*'")
 # The authorizer library's types are unknown to cel-go's type provider: nothing can be selected from them.
 _UNRESOLVED_STRUCT = re.compile(r"undefined field '[^']*' not found in struct '(kubernetes\.authorization\.\w+)'")
+_UNDECLARED_SELECT = re.compile(r"undeclared reference to '(\w+)((?:\.\w+)+)' (\(in container '[^']*'\))$")
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 
@@ -84,6 +85,13 @@ def parse_issues(text: str, source: str = "", shift: int = 0) -> list[Issue]:
         match = _ISSUE.match(line)
         if match:
             row, column = int(match.group(1)) - shift, int(match.group(2))
+            undeclared = _UNDECLARED_SELECT.match(match.group(3))
+            if undeclared:
+                # cel-cpp names the whole ``a.b.c`` at its last dot; cel-go the identifier ``a``, where it starts.
+                root, selected, container = undeclared.groups()
+                column -= len(root) + len(selected) - len(selected.rsplit(".", 1)[1]) - 1
+                issues.append(Issue(row, column, f"undeclared reference to '{root}' {container}"))
+                continue
             issues.append(Issue(row, column, _cel_go_message(match.group(3), source, row, column)))
     return issues
 

@@ -21,7 +21,9 @@ from fakeapi._state.admission.calling import ServiceAddresses, WebhookCaller
 from fakeapi._state.admission.configurations import MUTATING, VALIDATING, Webhook, webhooks_of
 from fakeapi._state.admission.dispatching import MutationRound, WebhookContext, mutate, validate
 from fakeapi._state.admission.matching import exempt
-from fakeapi._state.admission.plugins import MUTATING_WEBHOOK, VALIDATING_WEBHOOK
+from fakeapi._state.admission.plugins import MUTATING_WEBHOOK, VALIDATING_POLICY, VALIDATING_WEBHOOK
+from fakeapi._state.admission.policies import CompiledPolicy, PolicyHook, policy_hooks
+from fakeapi._state.admission.policy_validating import dispatch
 from fakeapi._state.storeview import StoreView
 
 __all__ = ["AdmissionChain"]
@@ -40,6 +42,8 @@ class AdmissionChain:
         self._cache: dict[str, tuple[object, int, list[Webhook]]] = {}
         # The server's authorizer, which CEL conditions may ask (the server sets its own).
         self.decide: Decide = always_allow
+        self._policy_cache: tuple[int, list[PolicyHook]] | None = None
+        self._compiled: dict[tuple[str, str], CompiledPolicy] = {}
 
     def _new_uid(self) -> str:
         """``uuid.NewUUID``: a version 1 uuid, from the seed when the server has one, so runs replay."""
@@ -55,6 +59,13 @@ class AdmissionChain:
         hooks = webhooks_of(self.store, plural)
         self._cache[plural] = (bucket, self.store.revision, hooks)
         return hooks
+
+    def _policies(self) -> list[PolicyHook]:
+        """The policies in force with their bindings, read again only when something was written since."""
+        revision = self.store.revision
+        if self._policy_cache is None or self._policy_cache[0] != revision:
+            self._policy_cache = (revision, policy_hooks(self.store, self._compiled))
+        return self._policy_cache[1]
 
     def _context(self, warnings: list[str]) -> WebhookContext:
         return WebhookContext(self.store, self.caller, self.service_addresses, warnings, self._new_uid, self.decide)
@@ -85,13 +96,25 @@ class AdmissionChain:
         return obj
 
     def validates(self, attributes: Attributes) -> bool:
-        """Whether validating admission may have to wait for a webhook (else :meth:`validate` has nothing to do)."""
-        if VALIDATING_WEBHOOK not in self.store.admission_plugins or exempt(attributes):
+        """Whether validating admission has a policy or a webhook to run (else :meth:`validate` has nothing to do)."""
+        if exempt(attributes):
             return False
-        return bool(self._webhooks(VALIDATING))
+        plugins = self.store.admission_plugins
+        if VALIDATING_POLICY in plugins and self._policies():
+            return True
+        return VALIDATING_WEBHOOK in plugins and bool(self._webhooks(VALIDATING))
 
     async def validate(self, attributes: Attributes, warnings: list[str]) -> None:
-        """Validating admission of the object about to be stored (``attributes.object``)."""
-        if not self.validates(attributes):
+        """Validating admission of the object about to be stored (``attributes.object``): the policies, then the
+        webhooks, in kube-apiserver's plugin order (docs/admission-policies.md)."""
+        if exempt(attributes):
             return
-        await validate(self._context(warnings), self._webhooks(VALIDATING), attributes)
+        plugins = self.store.admission_plugins
+        if VALIDATING_POLICY in plugins:
+            hooks = self._policies()
+            if hooks:
+                dispatch(self.store, hooks, attributes, warnings)
+        if VALIDATING_WEBHOOK in plugins:
+            webhooks = self._webhooks(VALIDATING)
+            if webhooks:
+                await validate(self._context(warnings), webhooks, attributes)

@@ -32,6 +32,7 @@ SERVICE_ACCOUNT = "ServiceAccount"
 PRIORITY = "Priority"
 MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
 VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
+VALIDATING_POLICY = "ValidatingAdmissionPolicy"
 
 ALL_ORDERED_PLUGINS: tuple[str, ...] = (
     "AlwaysAdmit",
@@ -65,7 +66,7 @@ ALL_ORDERED_PLUGINS: tuple[str, ...] = (
     "DenyServiceExternalIPs",
     "MutatingAdmissionPolicy",
     MUTATING_WEBHOOK,
-    "ValidatingAdmissionPolicy",
+    VALIDATING_POLICY,
     VALIDATING_WEBHOOK,
     "ResourceQuota",
     "AlwaysDeny",
@@ -93,12 +94,12 @@ DEFAULT_ON_PLUGINS: frozenset[str] = frozenset(
         "DefaultIngressClass",
         "PodSecurity",
         "MutatingAdmissionPolicy",
-        "ValidatingAdmissionPolicy",
+        VALIDATING_POLICY,
     }
 )
 
 REPRODUCED: frozenset[str] = frozenset(
-    {NAMESPACE_LIFECYCLE, SERVICE_ACCOUNT, PRIORITY, MUTATING_WEBHOOK, VALIDATING_WEBHOOK}
+    {NAMESPACE_LIFECYCLE, SERVICE_ACCOUNT, PRIORITY, MUTATING_WEBHOOK, VALIDATING_POLICY, VALIDATING_WEBHOOK}
 )
 
 

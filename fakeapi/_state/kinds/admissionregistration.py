@@ -2,8 +2,8 @@
 
 Their strategies bump the generation on every change of what they configure
 (``pkg/registry/admissionregistration/<kind>/strategy.go``). Webhook configurations are validated as the
-apiserver validates them (:mod:`fakeapi._state.validation.webhook_configurations`); policies are
-stored, not evaluated.
+apiserver validates them (:mod:`fakeapi._state.validation.webhook_configurations`); policies and
+bindings by :mod:`fakeapi._state.validation.admission_policies`.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from fakeapi._state.tables.access import (
     VALIDATING_WEBHOOK_PRINTER,
 )
 from fakeapi._state.validation import field
+from fakeapi._state.validation.admission_policies import validate_policy, validate_policy_binding
 from fakeapi._state.validation.webhook_configurations import validate_webhook_configuration
 from fakeapi.errors import Cause
 
@@ -33,7 +34,6 @@ __all__ = ["TYPES"]
 
 _GROUP = "admissionregistration.k8s.io"
 _EXTENSIONS = ("api-extensions",)
-_GENERATION = GenerationStrategy()
 
 
 class WebhookConfigurationStrategy(GenerationStrategy):
@@ -52,6 +52,37 @@ class WebhookConfigurationStrategy(GenerationStrategy):
 
 
 _WEBHOOK_CONFIGURATION = WebhookConfigurationStrategy()
+
+
+class AdmissionPolicyStrategy(GenerationStrategy):
+    """Validates a ValidatingAdmissionPolicy's spec after the metadata (docs/admission-policies.md)."""
+
+    def validate_rules(
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        subresource: str,
+        causes: list[Cause],
+    ) -> list[Cause]:
+        if subresource:
+            return []
+        return field.causes(validate_policy(obj, old))
+
+
+class AdmissionPolicyBindingStrategy(GenerationStrategy):
+    """Validates a ValidatingAdmissionPolicyBinding's spec after the metadata (docs/admission-policies.md)."""
+
+    def validate_rules(
+        self,
+        rtype: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        subresource: str,
+        causes: list[Cause],
+    ) -> list[Cause]:
+        return field.causes(validate_policy_binding(obj))
+
 
 TYPES: tuple[ResourceType, ...] = (
     builtin(
@@ -73,7 +104,7 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         categories=_EXTENSIONS,
         subresources=(Subresource("status"),),
-        strategy=_GENERATION,
+        strategy=AdmissionPolicyStrategy(),
         printer=VALIDATING_ADMISSION_POLICY_PRINTER,
         defaulter=validating_admission_policy_defaults,
     ),
@@ -84,7 +115,7 @@ TYPES: tuple[ResourceType, ...] = (
         "ValidatingAdmissionPolicyBinding",
         False,
         categories=_EXTENSIONS,
-        strategy=_GENERATION,
+        strategy=AdmissionPolicyBindingStrategy(),
         printer=VALIDATING_ADMISSION_POLICY_BINDING_PRINTER,
         defaulter=validating_admission_policy_binding_defaults,
     ),
