@@ -7,7 +7,7 @@ when the policy has a ``paramKind``, and ``variables``, an object type ``kuberne
 the variables compiled before, each typed as its expression's result (``CompileAndStoreVariable``; a variable
 that did not compile is dyn). cel-expr-python knows struct types as protobuf messages, so ``variables`` is a
 message of the ``kubernetes`` package built per set of variables; a result protobuf cannot hold (a list of
-lists, a map with other than string keys) is declared dyn. ``authorizer`` is not declared (docs/admission-policies.md).
+lists, a map with other than string keys) is declared dyn. ``authorizer`` and ``authorizer.requestResource`` are the authorizer library's (docs/cel-authorizer.md).
 
 ``CompileCELExpression``: issues give ``compilation failed: <issues>``; a result that is not one of the types
 the expression must return gives ``must evaluate to <type> but got <type>`` (``must evaluate to one of [...]``
@@ -23,7 +23,7 @@ such key`` of a read of it, so an expression that never reads it is not affected
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -35,6 +35,7 @@ from fakeapi._cel import opaque
 from fakeapi._cel.admission_conditions import _go_type_name
 from fakeapi._cel.admission_types import NAMESPACE, REQUEST
 from fakeapi._cel.admission_types import _file as admission_file
+from fakeapi._cel.authorizer_library import add_declarations
 from fakeapi._cel.compiling import _evaluate_literal, _extensions, _uses_formats
 from fakeapi._cel.format_library import runtime_source
 from fakeapi._cel.literals import literal_issues, program_error
@@ -154,12 +155,17 @@ def _checking_env(has_params: bool, variables: Variables | None) -> Any:
         names["variables"] = T(VARIABLES)
     if has_params:
         names["params"] = T.DYN
-    return cel.NewEnv(pool, variables=names, extensions=_extensions(checked=True))
+    extensions = _extensions(checked=True)
+    add_declarations(pool, names, extensions, checked=True)
+    return cel.NewEnv(pool, variables=names, extensions=extensions)
 
 
 @lru_cache(maxsize=1)
 def _runtime_env() -> Any:
-    return cel.NewEnv(runtime_pool(), variables=dict.fromkeys(_NAMES, T.DYN), extensions=_extensions(checked=False))
+    variables = dict.fromkeys(_NAMES, T.DYN)
+    extensions = _extensions(checked=False)
+    add_declarations(runtime_pool(), variables, extensions, checked=False)
+    return cel.NewEnv(runtime_pool(), variables=variables, extensions=extensions)
 
 
 def _go_types(returns: tuple[str, ...]) -> str:
@@ -222,12 +228,16 @@ class Activation:
 
     values: dict[str, Any]
     failed: dict[str, str] = field(default_factory=dict)
+    # The functions bound per evaluation: the authorizer's ``check``, which asks the server's authorizer.
+    functions: Sequence[Any] = ()
 
 
 def _run(compiled: CompiledExpression, activation: Activation) -> tuple[Any, str, str]:
     """The value and its type's name, or the runtime error's text (cel-go's words)."""
     try:
-        result = compiled.program.eval(_runtime_env().Activation(dict(activation.values)))
+        result = compiled.program.eval(
+            _runtime_env().Activation(dict(activation.values), functions=list(activation.functions))
+        )
     except Exception as error:  # a value the runtime cannot take is the expression's error, never a 500
         return None, "", str(error)
     type_name = str(result.type().name())

@@ -12,6 +12,7 @@ import pytest
 import pytest_asyncio
 
 from fakeapi import FakeAPIServer
+from tests.admission import policy_objects
 from tests.admission.conftest import WebhookServer, allow, configuration, webhook
 from tests.conftest import RawClient
 
@@ -392,3 +393,29 @@ async def test_a_bad_argument_fails_the_condition(
     )
     assert hooks.received == []
     assert (await client.get(f"{CONFIGMAPS}/cm")).status == 404
+
+
+async def test_a_policy_asks_the_authorizer_for_the_requester(
+    rbac: FakeAPIServer, session: aiohttp.ClientSession
+) -> None:
+    rbac.load(
+        role("pod-maker", {"apiGroups": [""], "resources": ["pods"], "verbs": ["create"]}, namespace="default"),
+        binding("pod-maker", ("Role", "pod-maker"), user("alice"), namespace="default"),
+    )
+    only_pod_makers = {
+        "expression": "authorizer.group('').resource('pods').namespace('default').check('create').allowed()",
+        "messageExpression": "'needs pods: ' + authorizer.requestResource.check('create').reason()",
+    }
+    await policy_objects.install(
+        admin(rbac, session),
+        policy_objects.policy("pod-makers-only", only_pod_makers),
+        policy_objects.binding("pod-makers-only-b", "pod-makers-only"),
+    )
+
+    assert (await as_user(rbac, session, "alice").post(CONFIGMAPS, configmap("by-alice"))).status == 201
+    refused = await as_user(rbac, session, "bob").post(CONFIGMAPS, configmap("by-bob"))
+    assert refused.status == 422
+    assert refused.json()["message"] == (
+        "configmaps \"by-bob\" is forbidden: ValidatingAdmissionPolicy 'pod-makers-only' with binding "
+        f"'pod-makers-only-b' denied request: needs pods: {WRITERS_REASON}"
+    )

@@ -113,7 +113,7 @@ class AdmissionChain:
         if VALIDATING_POLICY in plugins:
             hooks = self._policies()
             if hooks:
-                dispatch(self.store, hooks, attributes, warnings)
+                dispatch(self.store, hooks, attributes, warnings, self.decide)
         if VALIDATING_WEBHOOK in plugins:
             webhooks = self._webhooks(VALIDATING)
             if webhooks:

@@ -20,9 +20,10 @@ For each policy that matches, each binding that matches, each param (docs/admiss
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.admission.attributes import Attributes
+from fakeapi._state.admission.authorizer_binding import Decide, authorizer_binding
 from fakeapi._state.admission.match_conditions import _aggregate, _request
 from fakeapi._state.admission.matching import Invocation
 from fakeapi._state.admission.policies import CompiledPolicy, PolicyHook
@@ -30,6 +31,9 @@ from fakeapi._state.admission.policy_matching import ConfigurationError, Match, 
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.storeview import StoreView
 from fakeapi.errors import APIError, GroupResource
+
+if TYPE_CHECKING:
+    from fakeapi._cel.authorizer_library import AuthorizerBinding
 
 __all__ = ["dispatch"]
 
@@ -80,10 +84,10 @@ def _namespace_object(namespace: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _activation(policy: CompiledPolicy, values: dict[str, Any]) -> Any:
+def _activation(policy: CompiledPolicy, values: dict[str, Any], authorizer: AuthorizerBinding) -> Any:
     from fakeapi._cel.policy_expressions import Activation, bind_variable
 
-    activation = Activation({**values, "variables": {}})
+    activation = Activation({**values, **authorizer.variables, "variables": {}}, functions=authorizer.functions)
     for name, compiled in policy.variables:
         bind_variable(name, compiled, activation)
     return activation
@@ -106,13 +110,15 @@ def _message(validation: Any, activation: Any) -> str:
     return message
 
 
-def validate(policy: CompiledPolicy, values: dict[str, Any], condition_values: dict[str, Any]) -> list[Decision]:
-    """``validator.Validate``: the deny decisions of one evaluation."""
+def validate(
+    policy: CompiledPolicy, values: dict[str, Any], condition_values: dict[str, Any], authorizer: AuthorizerBinding
+) -> list[Decision]:
+    """``validator.Validate``: the deny decisions of one evaluation; ``authorizer`` answers its checks."""
     from fakeapi._cel.policy_expressions import evaluate
 
     fail = policy.failure_policy != "Ignore"
     if policy.match_conditions:
-        activation = _activation(policy, condition_values)
+        activation = _activation(policy, condition_values, authorizer)
         errors: list[str] = []
         for condition in policy.match_conditions:
             result = evaluate(condition, activation)
@@ -122,7 +128,7 @@ def validate(policy: CompiledPolicy, values: dict[str, Any], condition_values: d
                 return []
         if errors:
             return [Decision(_aggregate(errors))] if fail else []
-    activation = _activation(policy, values)
+    activation = _activation(policy, values, authorizer)
     decisions: list[Decision] = []
     for validation in policy.validations:
         result = evaluate(validation.expression, activation)
@@ -174,7 +180,12 @@ def _binding_spec(binding: dict[str, Any]) -> dict[str, Any]:
 
 
 def _bindings_of(
-    store: StoreView, hook: PolicyHook, attributes: Attributes, match: Match, warnings: list[str]
+    store: StoreView,
+    hook: PolicyHook,
+    attributes: Attributes,
+    match: Match,
+    warnings: list[str],
+    authorizer: AuthorizerBinding,
 ) -> list[Denial]:
     policy = hook.policy
     denials: list[Denial] = []
@@ -196,7 +207,7 @@ def _bindings_of(
         actions = [action for action in spec.get("validationActions") or [] if isinstance(action, str)]
         for param in params:
             values, condition_values = _values(attributes, match, param, namespace)
-            for decision in validate(policy, values, condition_values):
+            for decision in validate(policy, values, condition_values, authorizer):
                 if decision.annotation:
                     denials.append(Denial(policy.name, binding_name, decision))
                     continue
@@ -231,9 +242,13 @@ def _refusal(attributes: Attributes, denial: Denial) -> APIError:
     return APIError(forbidden.message, reason=reason, code=_CODES.get(reason, 422), details=details)
 
 
-def dispatch(store: StoreView, hooks: list[PolicyHook], attributes: Attributes, warnings: list[str]) -> None:
-    """``dispatcher.Dispatch``: raises the first refusal; warnings are added to ``warnings``."""
+def dispatch(
+    store: StoreView, hooks: list[PolicyHook], attributes: Attributes, warnings: list[str], decide: Decide
+) -> None:
+    """``dispatcher.Dispatch``: raises the first refusal; warnings are added to ``warnings``; ``decide``
+    answers the expressions' authorization checks."""
     denials: list[Denial] = []
+    authorizer: AuthorizerBinding | None = None
     for hook in hooks:
         policy = hook.policy
         fail = policy.failure_policy != "Ignore"
@@ -254,6 +269,7 @@ def dispatch(store: StoreView, hooks: list[PolicyHook], attributes: Attributes, 
                     Denial(policy.name, None, Decision(f"failed to configure policy: {hook.configuration_error}"))
                 )
             continue
-        denials.extend(_bindings_of(store, hook, attributes, match, warnings))
+        authorizer = authorizer or authorizer_binding(decide, attributes)
+        denials.extend(_bindings_of(store, hook, attributes, match, warnings, authorizer))
     if denials:
         raise _refusal(attributes, denials[0])
