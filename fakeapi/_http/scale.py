@@ -91,7 +91,8 @@ async def handle_scale(
         raise APIError.unsupported_media_type(PATCH_TYPES_BUILTIN)
     answer = answer_for(request)
     body = await read_body(request)
-    options = parse_write_options("PatchOptions" if info.verb == "patch" else "UpdateOptions", request.query, "")
+    kind = "PatchOptions" if info.verb == "patch" else "UpdateOptions"
+    options = parse_write_options(kind, request.query, request.headers.get("User-Agent", ""))
     context = PatchContext(state.store.registry.structs)
     if info.verb == "patch":
         compute_scale = compute_patch(SCALE_TYPE, media_type, body, options, context)

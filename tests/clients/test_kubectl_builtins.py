@@ -258,3 +258,28 @@ def test_built_in_objects_read_back_in_the_apiservers_key_order(kubectl: Kubectl
     assert keys_in_order(listed) == ["kind", "apiVersion", "metadata", "items"]
     assert keys_in_order(listed, "items", 0) == ["metadata", "spec", "status"]
     kubectl.ok("delete", "namespace", "order", "--wait=false")
+
+
+def test_kubectl_scale_owns_the_replicas_through_the_scale_subresource(kubectl: Kubectl) -> None:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "scaled-owner"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "scaled-owner"}},
+            "template": {
+                "metadata": {"labels": {"app": "scaled-owner"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+            },
+        },
+    }
+    kubectl.ok("apply", "--server-side", "-f", "-", stdin=json.dumps(deployment))
+    assert kubectl.ok("scale", "deployment", "scaled-owner", "--replicas=3") == "deployment.apps/scaled-owner scaled\n"
+    stored = json.loads(kubectl.ok("get", "deployment", "scaled-owner", "-o", "json", "--show-managed-fields"))
+    scale_entries = [entry for entry in stored["metadata"]["managedFields"] if entry.get("subresource") == "scale"]
+    assert [(entry["manager"], entry["operation"]) for entry in scale_entries] == [("kubectl", "Update")]
+    assert scale_entries[0]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+
+    refused = kubectl.fails("apply", "--server-side", "-f", "-", stdin=json.dumps(deployment))
+    assert 'conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas' in refused.stderr
