@@ -206,7 +206,7 @@ async def test_a_url_must_be_https_to_a_host_without_user_query_or_fragment(clie
             f"webhooks[0].{url}",
             'Invalid value: "x=1": query parameters are not permitted in the URL',
         ),
-        ("FieldValueInvalid", f"webhooks[1].{url}", f'Invalid value: "": host must be provided{FORM}'),
+        ("FieldValueInvalid", f"webhooks[1].{url}", f'Invalid value: "": host must be specified{FORM}'),
         (
             "FieldValueRequired",
             f"webhooks[2].{url}",
@@ -225,7 +225,7 @@ async def test_a_url_must_be_https_to_a_host_without_user_query_or_fragment(clie
             f"webhooks[6].{url}",
             f"Invalid value: \"\": 'https' is the only allowed URL scheme{FORM}",
         ),
-        ("FieldValueInvalid", f"webhooks[6].{url}", f'Invalid value: "": host must be provided{FORM}'),
+        ("FieldValueInvalid", f"webhooks[6].{url}", f'Invalid value: "": host must be specified{FORM}'),
     )
 
 

@@ -284,6 +284,16 @@ async def test_spec_conversion_is_defaulted_and_validated(server: FakeAPIServer)
             'Invalid value: "v2": duplicate version, spec.conversion.conversionReviewVersions: Invalid value: '
             '[]string{"v2", "v2"}: must include at least one of v1, v1beta1]'
         )
+        # ValidateWebhookService takes (namespace, name) and is called with (name, namespace): a missing
+        # name is reported as the namespace (pkg/util/webhook/validation.go, v0.32.0).
+        unnamed = webhook_crd({"service": {"namespace": "default", "path": "/x//y"}})
+        refused = await client.post(CRDS, unnamed)
+        assert refused.status == 422
+        assert refused.json()["message"] == (
+            'CustomResourceDefinition.apiextensions.k8s.io "jobs.example.com" is invalid: ['
+            "spec.conversion.webhookClientConfig.service.namespace: Required value: service namespace is required, "
+            'spec.conversion.webhookClientConfig.service.path: Invalid value: "/x//y": segment[1] may not be empty]'
+        )
         plain = crd(versions=["v1", "v2"])
         created = await client.post(CRDS, plain)
         assert created.json()["spec"]["conversion"] == {"strategy": "None"}

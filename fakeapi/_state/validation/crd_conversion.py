@@ -10,15 +10,14 @@ None, a Service's port 443. docs/conversion.md, "Validation".
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError
-from fakeapi._state.validation.names import is_dns1035_label, is_dns1123_subdomain
+from fakeapi._state.validation.names import is_dns1035_label
+from fakeapi._state.validation.webhook_client_config import validate_webhook_service, validate_webhook_url
 
 __all__ = ["conversion_defaults", "validate_conversion"]
 
-_FORM = "; desired format: https://host[/path]"
 _REVIEW_VERSIONS = ("v1", "v1beta1")
 
 
@@ -37,59 +36,6 @@ def conversion_defaults(spec: dict[str, Any]) -> dict[str, Any]:
         client_config = {**client_config, "service": {**service, "port": 443}}
         return {**spec, "conversion": {**conversion, "webhook": {**webhook, "clientConfig": client_config}}}
     return spec
-
-
-def _webhook_url(path: str, url: str) -> list[FieldError]:
-    """``ValidateWebhookURL`` with https forced."""
-    parts = urlsplit(url)
-    errors = []
-    if parts.scheme.lower() != "https":
-        errors.append(field.invalid(path, parts.scheme.lower(), "'https' is the only allowed URL scheme" + _FORM))
-    if not parts.netloc.rpartition("@")[2]:
-        errors.append(field.invalid(path, "", "host must be specified" + _FORM))
-    if "@" in parts.netloc:
-        errors.append(
-            field.invalid(path, parts.netloc.rpartition("@")[0], "user information is not permitted in the URL")
-        )
-    if parts.fragment:
-        errors.append(field.invalid(path, parts.fragment, "fragments are not permitted in the URL"))
-    if parts.query:
-        errors.append(field.invalid(path, parts.query, "query parameters are not permitted in the URL"))
-    return errors
-
-
-def _webhook_service(path: str, service: dict[str, Any]) -> list[FieldError]:
-    """``ValidateWebhookService``."""
-    errors = []
-    if not service.get("name"):
-        errors.append(field.required(field.child(path, "name"), "service name is required"))
-    if not service.get("namespace"):
-        errors.append(field.required(field.child(path, "namespace"), "service namespace is required"))
-    port = service.get("port")
-    if isinstance(port, int) and not 1 <= port <= 65535:
-        errors.append(
-            field.invalid(field.child(path, "port"), port, "port is not valid: must be between 1 and 65535, inclusive")
-        )
-    url_path = service.get("path")
-    if not isinstance(url_path, str) or url_path in ("", "/"):
-        return errors
-    path_field = field.child(path, "path")
-    if url_path == "//":
-        return [*errors, field.invalid(path_field, url_path, "segment[0] may not be empty")]
-    if not url_path.startswith("/"):
-        errors.append(field.invalid(path_field, url_path, "must start with a '/'"))
-    checked = url_path[1:]
-    if checked.endswith("/"):
-        checked = checked[:-1]
-    for position, step in enumerate(checked.split("/")):
-        if not step:
-            errors.append(field.invalid(path_field, url_path, f"segment[{position}] may not be empty"))
-            continue
-        errors.extend(
-            field.invalid(path_field, url_path, f"segment[{position}]: {problem}")
-            for problem in is_dns1123_subdomain(step)
-        )
-    return errors
 
 
 def _review_versions(path: str, versions: list[Any]) -> list[FieldError]:
@@ -139,9 +85,9 @@ def validate_conversion(spec: dict[str, Any]) -> list[FieldError]:
             if (url is None) == (service is None):
                 errors.append(field.required(config_path, "exactly one of url or service is required"))
             elif url is not None:
-                errors.extend(_webhook_url(field.child(config_path, "url"), str(url)))
+                errors.extend(validate_webhook_url(str(url), field.child(config_path, "url")))
             elif isinstance(service, dict):
-                errors.extend(_webhook_service(field.child(config_path, "service"), service))
+                errors.extend(validate_webhook_service(service, field.child(config_path, "service")))
         errors.extend(_review_versions(field.child(path, "conversionReviewVersions"), review_versions))
         return errors
     if client_config is not None:

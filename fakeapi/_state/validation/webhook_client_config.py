@@ -210,7 +210,7 @@ def validate_webhook_url(url: str, path: str) -> list[FieldError]:
     if parsed.scheme != "https":
         errors.append(field.invalid(path, parsed.scheme, "'https' is the only allowed URL scheme" + _FORM))
     if not parsed.host:
-        errors.append(field.invalid(path, parsed.host, "host must be provided" + _FORM))
+        errors.append(field.invalid(path, parsed.host, "host must be specified" + _FORM))
     if parsed.user is not None:
         errors.append(field.invalid(path, parsed.user, "user information is not permitted in the URL"))
     if parsed.fragment:
