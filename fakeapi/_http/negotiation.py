@@ -155,23 +155,24 @@ def accept_clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
     return clauses
 
 
-def status_media_type(accept: str | None) -> str:
-    """The type an error's Status is written in: ``ErrorNegotiated`` under the default endpoint restrictions.
+def status_media_type(accept: str | None) -> str | None:
+    """The type an error's Status is written in (``ErrorNegotiated`` under the default endpoint
+    restrictions), or ``None`` when no clause can carry it and ``WriteRawJSON`` writes indented JSON.
 
-    A clause asking for a conversion (``as=Table``) is not one a Status can be written as and is
-    skipped; when no clause is served, ``WriteRawJSON`` writes JSON. A protobuf clause is served
-    by the apiserver; here answers are never protobuf, so it is skipped too (docs/status-errors.md).
+    A clause asking for a conversion (``as``, ``g``, ``v``) or a server version (``sv``) is not one
+    a Status can be written as and is skipped. The apiserver serves a protobuf clause; answers here
+    are never protobuf, so such a clause gets compact JSON (docs/status-errors.md).
     """
-    if not accept:
+    if not accept or not accept.strip():
         return "application/json"
     for media, params in accept_clauses(accept):
-        if "as" in params:
+        if {"as", "g", "v"} & params.keys() or params.get("sv"):
             continue
         if media == "application/yaml":
             return media
-        if media in ("application/json", "application/*", "*/*"):
+        if media in ("application/json", "application/*", "*/*", "application/vnd.kubernetes.protobuf"):
             return "application/json"
-    return "application/json"
+    return None
 
 
 def negotiate_answer(accept: str | None, *, tables: bool = True) -> Answer:

@@ -148,13 +148,14 @@ def object_response(
 def error_response(
     error: APIError, *, pretty: bool = False, warnings: Iterable[str] = (), accept: str | None = None
 ) -> web.Response:
-    """The error's Status in the type ``accept`` negotiates (``ErrorNegotiated``), else JSON."""
+    """The error's Status in the type ``accept`` negotiates (``ErrorNegotiated``); when none can
+    be, ``WriteRawJSON``: ``json.MarshalIndent`` of it, with nothing after it."""
     media_type = status_media_type(accept)
-    response = web.Response(
-        body=encode_body(error.status(), media_type=media_type, pretty=pretty, ordered=True),
-        status=error.code,
-        content_type=media_type,
-    )
+    if media_type is None:
+        body = encode_body(error.status(), pretty=True, ordered=True)
+    else:
+        body = encode_body(error.status(), media_type=media_type, pretty=pretty, ordered=True)
+    response = web.Response(body=body, status=error.code, content_type=media_type or JSON)
     if error.retry_after:
         response.headers["Retry-After"] = str(error.retry_after)
     _add_warnings(response, warnings)

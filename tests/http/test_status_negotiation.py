@@ -80,3 +80,27 @@ def test_an_invalid_object_is_written_as_negotiated(server: FakeAPIServer) -> No
     assert (status, media_type) == (422, "application/yaml")
     assert answer.startswith(b"apiVersion: v1\ncode: 422\ndetails:\n  causes:\n  - field: metadata.name\n")
     assert b"kind: Status\n" in answer and b"reason: Invalid\n" in answer
+
+
+def test_a_status_no_clause_can_carry_is_written_raw_and_indented(server: FakeAPIServer) -> None:
+    # A Table alone: the GET negotiates it, the 404 cannot be written as one (WriteRawJSON).
+    status, media_type, body = ask(
+        server,
+        "GET",
+        "/api/v1/namespaces/default/configmaps/nope",
+        admin(server, "application/json;as=Table;v=v1;g=meta.k8s.io"),
+    )
+
+    assert (status, media_type) == (404, "application/json")
+    assert body == (
+        b'{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n  "status": "Failure",\n'
+        b'  "message": "configmaps \\"nope\\" not found",\n  "reason": "NotFound",\n  "details": {\n'
+        b'    "name": "nope",\n    "kind": "configmaps"\n  },\n  "code": 404\n}'
+    )
+
+
+def test_an_accept_nothing_serves_is_a_raw_indented_406(server: FakeAPIServer) -> None:
+    status, media_type, body = ask(server, "GET", "/api/v1/namespaces", admin(server, "text/html"))
+
+    assert (status, media_type) == (406, "application/json")
+    assert body.startswith(b'{\n  "kind": "Status",\n') and body.endswith(b'  "code": 406\n}')
