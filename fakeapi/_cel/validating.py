@@ -15,11 +15,13 @@ apiextensions-apiserver ``pkg/apiserver/schema/cel/validation.go`` (``Validator.
   resource, the error of a rule without ``oldSelf`` on a value equal to its correlated old value (or, where
   nothing is correlated, under an ancestor equal to its old value) becomes a warning.
 
-The runtime cost limit is not tracked here: docs/cel.md says what differs.
+The runtime cost limits (a budget per object, a limit per evaluation) are kept by :mod:`.rule_budget`, in
+the order the rules run here.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,8 +30,11 @@ from fakeapi._cel.compiling import Compiled, RuleCompiler, old_self_variables, r
 from fakeapi._cel.declarations import Declared, declare
 from fakeapi._cel.escaping import escape
 from fakeapi._cel.field_paths import valid_field_path
+from fakeapi._cel.rule_budget import CANCELLED, MESSAGE_OUT_OF_BUDGET, OUT_OF_BUDGET, Budget, Exhausted
+from fakeapi._cel.runtime_values import NONE, CelOptional
 from fakeapi._cel.texts import runtime_text
 from fakeapi._cel.values import to_cel
+from fakeapi._patching.gostrconv import quote
 
 __all__ = ["Outcome", "RuleError", "SchemaRules", "error_text", "rules_of"]
 
@@ -143,10 +148,17 @@ class SchemaRules:
 
         ``path`` names the root (the apiserver validates a resource from the nil path, printed ``<nil>``).
         """
-        outcome = Outcome()
-        if self.root.active:
-            ratchet = _Ratchet(old, ratcheting and old is not _MISSING, False)
-            _validate(self.root, path, obj, old, ratchet, outcome, root=True)
+        if not self.root.active:
+            return Outcome()
+        ratchet = _Ratchet(old, ratcheting and old is not _MISSING, False)
+        outcome, budget = Outcome(), Budget(exact=False)
+        _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
+        if not budget.may_exceed():
+            return outcome
+        # The bounds of the evaluations could pass a limit: validate again, counting each actual cost.
+        outcome, budget = Outcome(), Budget(exact=True)
+        with contextlib.suppress(Exhausted):
+            _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
         return outcome
 
 
@@ -185,20 +197,24 @@ def _child_path(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _validate(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome, root: bool) -> None:
+def _validate(
+    node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome, root: bool, budget: Budget
+) -> None:
     if value is None:
         return
     if node.compiled:
-        _run_rules(node, path, value, old, ratchet, out)
+        _run_rules(node, path, value, old, ratchet, out, budget)
     for sub in node.all_of:
         # allOf errors ratchet only with the nearest correlated parent (``ratchetingOptions`` without a current).
-        _validate(sub, path, value, old, _Ratchet(_MISSING, ratchet.enabled, ratchet.parent_equal), out, root)
+        sub_ratchet = _Ratchet(_MISSING, ratchet.enabled, ratchet.parent_equal)
+        _validate(sub, path, value, old, sub_ratchet, out, root, budget)
     if isinstance(value, dict):
         old_map = old if isinstance(old, dict) and node.correlatable_map else {}
         if node.extra is not None:
             for key, item in value.items():
                 old_item = old_map.get(key, _MISSING)
-                _validate(node.extra, f"{path}[{key}]", item, old_item, ratchet.child(value, old_item), out, False)
+                child_ratchet = ratchet.child(value, old_item)
+                _validate(node.extra, f"{path}[{key}]", item, old_item, child_ratchet, out, False, budget)
         for key, item in value.items():
             prop = node.properties.get(key)
             if prop is None:
@@ -207,13 +223,13 @@ def _validate(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratch
             child_ratchet = ratchet.child(value, old_item)
             if root and key in ("apiVersion", "kind"):
                 child_ratchet = _Ratchet(_MISSING, False, False)
-            _validate(prop, _child_path(path, key), item, old_item, child_ratchet, out, False)
+            _validate(prop, _child_path(path, key), item, old_item, child_ratchet, out, False, budget)
     elif isinstance(value, list) and node.items is not None:
         old_items = old if isinstance(old, list) else []
         for index, item in enumerate(value):
             old_item = _correlated_item(node.map_keys, item, old_items)
             item_ratchet = ratchet.child(value, old_item) if node.map_keys else _uncorrelated(ratchet, value)
-            _validate(node.items, f"{path}[{index}]", item, old_item, item_ratchet, out, False)
+            _validate(node.items, f"{path}[{index}]", item, old_item, item_ratchet, out, False, budget)
 
 
 def _uncorrelated(ratchet: _Ratchet, value: Any) -> _Ratchet:
@@ -233,10 +249,15 @@ def _correlated_item(keys: list[str] | None, item: Any, old_items: list[Any]) ->
     return _MISSING
 
 
-def _run_rules(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome) -> None:
+def _run_rules(
+    node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome, budget: Budget
+) -> None:
     declared = node.declared
     assert declared is not None
     type_name = node.type_name
+    if budget.exact and budget.remaining <= 0:
+        out.errors.append(RuleError("Invalid", path, type_name, OUT_OF_BUDGET))
+        raise Exhausted
     has_old = old is not _MISSING and old is not None
     data: dict[str, Any] = {"self": to_cel(value, declared)}
     old_value = to_cel(old, declared) if has_old else None
@@ -258,6 +279,13 @@ def _run_rules(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratc
             out.errors.append(RuleError("Invalid", path, type_name, _evaluation_error(binding_error, rule)))
             continue
         result, error = _evaluate(compiled.program, activation)
+        if not budget.exact:
+            budget.estimate(compiled.runtime_bound)
+        else:
+            verdict = budget.spend(compiled.tree, _cost_variables(data, compiled), compiled.runtime_bound)
+            if verdict is not None:
+                out.errors.append(RuleError("Invalid", path, type_name, _cost_error(verdict, rule)))
+                raise Exhausted
         if error is not None:
             out.errors.append(RuleError("Invalid", path, type_name, _evaluation_error(error, rule)))
             continue
@@ -266,12 +294,16 @@ def _run_rules(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratc
         normalized = _normalized_field_path(rule, node.schema)
         if normalized:
             field_path = _child_path(path, normalized)
-        detail = _message(rule, compiled, activation)
+        detail, stop = _message(rule, compiled, activation, budget, data)
         error_record = _reason_error(rule.get("reason"), field_path, type_name, detail)
+        if stop:
+            error_record = RuleError("Invalid", field_path, type_name, detail)
         if not compiled.uses_old_self and ratchet.should_ratchet(value):
             out.warnings.append(error_text(error_record))
         else:
             out.errors.append(error_record)
+        if stop:
+            raise Exhausted
 
 
 def _activation(data: dict[str, Any]) -> tuple[Any, str | None]:
@@ -320,16 +352,47 @@ def _default_message(rule: Mapping[str, Any]) -> str:
     return f"failed rule: {_rule_text(rule)}"
 
 
-def _message(rule: Mapping[str, Any], compiled: Compiled, activation: Any) -> str:
+def _cost_variables(data: Mapping[str, Any], compiled: Compiled) -> Mapping[str, Any]:
+    """The variables of the rule's own tree: with ``optionalOldSelf``, ``oldSelf`` is an optional."""
+    if not compiled.optional_old_self:
+        return data
+    has_old = "oldSelf" in data
+    return {"self": data["self"], "oldSelf": CelOptional(True, data["oldSelf"]) if has_old else NONE}
+
+
+def _cost_error(verdict: str, rule: Mapping[str, Any]) -> str:
+    if verdict == "budget":
+        return OUT_OF_BUDGET
+    return f"'{CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: " + (
+        _rule_text(rule)
+    )
+
+
+def _message(
+    rule: Mapping[str, Any], compiled: Compiled, activation: Any, budget: Budget, data: Mapping[str, Any]
+) -> tuple[str, bool]:
+    """The message of a failed rule, and whether no further rule may run (its messageExpression ran out of
+    budget: the message then says so)."""
     if compiled.message_program is None:
-        return _default_message(rule)
+        return _default_message(rule), False
     result, error = _evaluate(compiled.message_program, activation)
+    if not budget.exact:
+        budget.estimate(compiled.message_runtime_bound)
+    else:
+        variables = _cost_variables(data, compiled)
+        verdict = budget.spend(compiled.message_tree, variables, compiled.message_runtime_bound)
+        if verdict == "budget":
+            return MESSAGE_OUT_OF_BUDGET, True
+        if verdict == "cancelled":
+            expression = quote(str(rule.get("messageExpression")))
+            detail = f"no further validation rules will be run due to call cost exceeds limit for messageExpression: {expression}"
+            return detail, True
     if error is not None or not isinstance(result, str):
-        return _default_message(rule)
+        return _default_message(rule), False
     text = result.strip()
     if not text or "\n" in text or len(text.encode()) > _MAX_MESSAGE_BYTES:
-        return _default_message(rule)
-    return text
+        return _default_message(rule), False
+    return text, False
 
 
 def _reason_error(reason: Any, path: str, type_name: str, detail: str) -> RuleError:
