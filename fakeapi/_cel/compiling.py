@@ -155,6 +155,13 @@ class RuleCompiler:
             raise ValueError(issues_text(source, issues))
         return estimate_cost(read_checked(checked.serialize()), self._declared, size_of=size_of)
 
+    def checked_tree(self, source: str) -> Checked:
+        """The checked tree of any expression; ValueError when it does not compile."""
+        checked, issues = self._check(source, False)
+        if issues or checked is None:
+            raise ValueError(issues_text(source, issues))
+        return read_checked(checked.serialize())
+
     def _check(self, source: str, optional_old_self: bool) -> tuple[Any, list[Issue]]:
         if not optional_old_self:
             return _compiled_or_issues(self._checked, source, 0)

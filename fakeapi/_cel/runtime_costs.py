@@ -79,9 +79,12 @@ _SET_ELEMENTS = frozenset(("bool_value", "int64_value", "uint64_value", "double_
 _ABSENT: Any = object()
 
 
-def actual_cost(checked: Checked, variables: Mapping[str, Any], limit: int) -> int:
-    """The cost of evaluating ``checked`` with ``variables``; past ``limit``, the cost at which cel-go stops."""
-    plan = _plan_of(checked)
+def actual_cost(checked: Checked, variables: Mapping[str, Any], limit: int, *, optimized: bool = True) -> int:
+    """The cost of evaluating ``checked`` with ``variables``; past ``limit``, the cost at which cel-go stops.
+
+    ``optimized`` is the program option Kubernetes sets (``OptOptimize``); upstream's library cost tests run
+    without it."""
+    plan = _plan_of(checked) if optimized else _Planner(checked, optimized=False).plan(checked.root)
     walk = _Walk(dict(variables), limit)
     try:
         plan(walk)
@@ -132,8 +135,9 @@ def _is_constant(node: Node) -> bool:
 
 
 class _Planner:
-    def __init__(self, checked: Checked) -> None:
+    def __init__(self, checked: Checked, *, optimized: bool = True) -> None:
         self.checked = checked
+        self.optimized = optimized
         # the comprehension variables in scope where a node is planned
         self.bound: list[str] = []
 
@@ -274,7 +278,7 @@ class _Planner:
 
     def literal_collection(self, node: Node) -> Step:
         items = [self.plan(child) for child in node.children]
-        charge = 0 if _is_constant(node) else (10 if node.kind == "list" else 30)
+        charge = 0 if self.optimized and _is_constant(node) else (10 if node.kind == "list" else 30)
         is_map = node.kind == "map"
 
         def collection(walk: _Walk) -> Any:
@@ -298,7 +302,7 @@ class _Planner:
             raise UnknownCost(function)
         if function in ("or", "orValue") and node.target is not None and len(node.children) == 1:
             return self.optional_or(node, function == "orValue")
-        if function == "@in" and _is_set(node.children[1]):
+        if function == "@in" and self.optimized and _is_set(node.children[1]):
             return self.set_membership(node)
         args = ([self.plan(node.target)] if node.target is not None else []) + [self.plan(c) for c in node.children]
         overloads = self.checked.overloads.get(node.id) or []

@@ -30,7 +30,7 @@ from fakeapi._cel.compiling import Compiled, RuleCompiler, old_self_variables, r
 from fakeapi._cel.declarations import Declared, declare
 from fakeapi._cel.escaping import escape
 from fakeapi._cel.field_paths import valid_field_path
-from fakeapi._cel.rule_budget import CANCELLED, MESSAGE_OUT_OF_BUDGET, OUT_OF_BUDGET, Budget, Exhausted
+from fakeapi._cel.rule_budget import CANCELLED, MESSAGE_OUT_OF_BUDGET, OUT_OF_BUDGET, RUNTIME_BUDGET, Budget, Exhausted
 from fakeapi._cel.runtime_values import NONE, CelOptional
 from fakeapi._cel.texts import runtime_text
 from fakeapi._cel.values import to_cel
@@ -56,6 +56,8 @@ class RuleError:
 class Outcome:
     errors: list[RuleError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # the budget the rules used up, when their actual costs were counted
+    cost: int | None = None
 
 
 class _NodeRules:
@@ -143,22 +145,26 @@ class SchemaRules:
         declared, pool = declare(schema, resource_root)
         self.root = _NodeRules(schema, declared, pool)
 
-    def validate(self, obj: Any, old: Any = _MISSING, *, ratcheting: bool = False, path: str = "") -> Outcome:
+    def validate(
+        self, obj: Any, old: Any = _MISSING, *, ratcheting: bool = False, path: str = "", count_cost: bool = False
+    ) -> Outcome:
         """The rule errors of ``obj`` (and the ratcheted ones, as warnings), ``old`` its stored version.
 
-        ``path`` names the root (the apiserver validates a resource from the nil path, printed ``<nil>``).
+        ``path`` names the root (the apiserver validates a resource from the nil path, printed ``<nil>``);
+        ``count_cost`` counts the actual costs even where the estimates show no limit can be reached.
         """
         if not self.root.active:
             return Outcome()
         ratchet = _Ratchet(old, ratcheting and old is not _MISSING, False)
         outcome, budget = Outcome(), Budget(exact=False)
         _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
-        if not budget.may_exceed():
+        if not budget.may_exceed() and not count_cost:
             return outcome
         # The bounds of the evaluations could pass a limit: validate again, counting each actual cost.
         outcome, budget = Outcome(), Budget(exact=True)
         with contextlib.suppress(Exhausted):
             _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
+        outcome.cost = RUNTIME_BUDGET - budget.remaining
         return outcome
 
 
