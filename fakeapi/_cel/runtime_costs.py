@@ -47,7 +47,7 @@ from fakeapi._cel.runtime_values import (
 )
 from fakeapi._cel.syntax_tree import Checked, Node
 
-__all__ = ["UnknownCost", "actual_cost"]
+__all__ = ["CelError", "UnknownCost", "actual_cost", "walked_value"]
 
 
 class _Cancelled(Exception):
@@ -93,6 +93,19 @@ def actual_cost(checked: Checked, variables: Mapping[str, Any], limit: int, *, o
     except RecursionError:
         raise UnknownCost("too deep") from None
     return walk.cost
+
+
+def walked_value(checked: Checked, variables: Mapping[str, Any], limit: int) -> tuple[Any, bool]:
+    """The value the walk computes for ``checked`` (a :class:`CelError` for an error), and whether the walk
+    stopped at ``limit`` before it had one. For the rules cel-expr-python stops at its own limit on
+    comprehension iterations (10,000 per evaluation), which cel-go does not have."""
+    walk = _Walk(dict(variables), limit)
+    try:
+        return _plan_of(checked)(walk), False
+    except _Cancelled:
+        return None, True
+    except RecursionError:
+        raise UnknownCost("too deep") from None
 
 
 _plans: dict[int, tuple[Checked, Step]] = {}

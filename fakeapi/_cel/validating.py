@@ -30,7 +30,16 @@ from fakeapi._cel.compiling import Compiled, RuleCompiler, old_self_variables, r
 from fakeapi._cel.declarations import Declared, declare
 from fakeapi._cel.escaping import escape
 from fakeapi._cel.field_paths import valid_field_path
-from fakeapi._cel.rule_budget import CANCELLED, MESSAGE_OUT_OF_BUDGET, OUT_OF_BUDGET, RUNTIME_BUDGET, Budget, Exhausted
+from fakeapi._cel.rule_budget import (
+    CANCELLED,
+    MESSAGE_OUT_OF_BUDGET,
+    OUT_OF_BUDGET,
+    PER_CALL_LIMIT,
+    RUNTIME_BUDGET,
+    Budget,
+    Exhausted,
+)
+from fakeapi._cel.runtime_costs import CelError, UnknownCost, walked_value
 from fakeapi._cel.runtime_values import NONE, CelOptional
 from fakeapi._cel.texts import runtime_text
 from fakeapi._cel.values import to_cel
@@ -285,6 +294,8 @@ def _run_rules(
             out.errors.append(RuleError("Invalid", path, type_name, _evaluation_error(binding_error, rule)))
             continue
         result, error = _evaluate(compiled.program, activation)
+        if error is not None and _ITERATIONS in error:
+            result, error = _walked(compiled, _cost_variables(data, compiled), budget, (result, error))
         if not budget.exact:
             budget.estimate(compiled.runtime_bound)
         else:
@@ -356,6 +367,29 @@ def _default_message(rule: Mapping[str, Any]) -> str:
     if isinstance(message, str) and message:
         return message.strip()
     return f"failed rule: {_rule_text(rule)}"
+
+
+_ITERATIONS = "Iteration budget exceeded"
+
+
+def _walked(
+    compiled: Compiled, variables: Mapping[str, Any], budget: Budget, original: tuple[Any, str | None]
+) -> tuple[Any, str | None]:
+    """A rule's result where cel-expr-python stopped at its limit of comprehension iterations, which cel-go
+    does not have: the value the cost walk computes. Stopped at the per-call limit, the result cannot matter:
+    the counting pass reports the limit instead."""
+    if compiled.tree is None:
+        return original
+    try:
+        value, cancelled = walked_value(compiled.tree, variables, PER_CALL_LIMIT)
+    except UnknownCost:
+        return original
+    if cancelled:
+        budget.over = True
+        return True, None
+    if isinstance(value, CelError):
+        return None, runtime_text(value.text)
+    return value, None
 
 
 def _cost_variables(data: Mapping[str, Any], compiled: Compiled) -> Mapping[str, Any]:
