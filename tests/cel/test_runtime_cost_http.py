@@ -46,7 +46,7 @@ OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further
 
 
 async def test_an_unbounded_list_passes_the_per_call_limit_by_one_item(client: RawClient) -> None:
-    # No maxItems: the estimate counts the 1,572,863 ints a 3 MiB request holds, 5 each (7,864,318 in all),
+    # No maxItems: the estimate counts the 1,572,863 ints a 3 MiB request holds, 5 each, 7,864,317 with ``self`` and the result,
     # within the 10,000,000 a rule may cost, so the CRD is admitted.
     # Actual cost of ``self.all(x, x > 0)`` on n ints: ``self`` 1; per item the condition
     # ``@not_strictly_false(@result)`` 2 and the step ``@result && x > 0`` 1 + 1 + 0 + 1 = 3; the result
