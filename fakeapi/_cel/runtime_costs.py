@@ -218,12 +218,10 @@ class _Planner:
             return selection
         optional = node.value in _OPTIONAL_QUALIFIERS
         key_node = node.children[1]
+        key: Step
         if key_node.kind == "literal":
             constant = literal(key_node)
-
-            def key(walk: _Walk) -> Any:
-                return constant
-
+            key = lambda walk: constant  # noqa: E731
         else:
             key = self.resolve(key_node) if _is_attribute(key_node) else self.plan(key_node)
         qualify = select if node.value == "_?._" else index

@@ -206,7 +206,7 @@ def _library_cost_cases(git_dir: str) -> tuple[list[dict[str, Any]], list[str]]:
                 left_out.append(f"{path} {function}: {reason}")
                 continue
             estimate = _field(fields, "expectEsimatedCost", "expectEstimatedCost")
-            expect = {"estimatedCost": [estimate["min"], estimate["max"]]}
+            expect: dict[str, Any] = {"estimatedCost": [estimate["min"], estimate["max"]]}
             runtime = fields.get("expectRuntimeCost")
             if isinstance(runtime, int):
                 expect["runtimeCost"] = runtime
