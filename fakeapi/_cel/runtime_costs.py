@@ -321,6 +321,8 @@ class _Planner:
         overload = {"_==_": "equals", "_!=_": "not_equals"}.get(function, overloads[0] if len(overloads) == 1 else "")
         member = node.target is not None
         cost = cost_function(function, overload)
+        if self.optimized and _is_constant(node):
+            cost = 0  # a conversion of a constant, folded when planned (``maybeOptimizeConstUnary``)
         if function == "@not_strictly_false":
             argument = args[0]
 
