@@ -41,6 +41,7 @@ from fakeapi._cel.rule_budget import (
 )
 from fakeapi._cel.runtime_costs import CelError, UnknownCost, walked_value
 from fakeapi._cel.runtime_values import NONE, CelOptional
+from fakeapi._cel.syntax_tree import Checked
 from fakeapi._cel.texts import runtime_text
 from fakeapi._cel.values import to_cel
 from fakeapi._patching.gostrconv import quote
@@ -295,7 +296,7 @@ def _run_rules(
             continue
         result, error = _evaluate(compiled.program, activation)
         if error is not None and _ITERATIONS in error:
-            result, error = _walked(compiled, _cost_variables(data, compiled), budget, (result, error))
+            result, error = _walked(compiled.tree, _cost_variables(data, compiled), budget, (result, error))
         if not budget.exact:
             budget.estimate(compiled.runtime_bound)
         else:
@@ -373,15 +374,15 @@ _ITERATIONS = "Iteration budget exceeded"
 
 
 def _walked(
-    compiled: Compiled, variables: Mapping[str, Any], budget: Budget, original: tuple[Any, str | None]
+    tree: Checked | None, variables: Mapping[str, Any], budget: Budget, original: tuple[Any, str | None]
 ) -> tuple[Any, str | None]:
-    """A rule's result where cel-expr-python stopped at its limit of comprehension iterations, which cel-go
-    does not have: the value the cost walk computes. Stopped at the per-call limit, the result cannot matter:
-    the counting pass reports the limit instead."""
-    if compiled.tree is None:
+    """A result where cel-expr-python stopped at its limit of comprehension iterations, which cel-go does not
+    have: the value the cost walk computes. Stopped at the per-call limit, the result cannot matter: the
+    counting pass reports the limit instead."""
+    if tree is None:
         return original
     try:
-        value, cancelled = walked_value(compiled.tree, variables, PER_CALL_LIMIT)
+        value, cancelled = walked_value(tree, variables, PER_CALL_LIMIT)
     except UnknownCost:
         return original
     if cancelled:
@@ -416,6 +417,9 @@ def _message(
     if compiled.message_program is None:
         return _default_message(rule), False
     result, error = _evaluate(compiled.message_program, activation)
+    if error is not None and _ITERATIONS in error:
+        variables = _cost_variables(data, compiled)
+        result, error = _walked(compiled.message_tree, variables, budget, (result, error))
     if not budget.exact:
         budget.estimate(compiled.message_runtime_bound)
     else:

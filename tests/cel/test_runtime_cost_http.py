@@ -135,3 +135,59 @@ async def test_the_budget_is_shared_by_the_items_of_a_list(client: RawClient) ->
     reply = await client.post(JOBS, job(items=[strings, strings]))
     assert reply.status == 422
     assert reply.body == _refused("spec.items[1]", OUT_OF_BUDGET)
+
+
+async def test_a_message_expression_over_the_per_call_limit(client: RawClient) -> None:
+    # The rule ``self.size() < 0`` fails, at a cost of 3; its messageExpression evaluates UNIQUE on 99 strings
+    # (over 1,000,000, see above): the messageExpression's own error, Go-quoted, and nothing after it.
+    expression = "self.all(x, self.exists_one(y, x == y)) ? 'no duplicates' : 'duplicates'"
+    rules = [{"rule": "self.size() < 0", "messageExpression": expression}, {"rule": "self.size() == 0"}]
+    items = {
+        "type": "array",
+        "maxItems": 100,
+        "items": {"type": "string", "maxLength": 1000},
+        "x-kubernetes-validations": rules,
+    }
+    await _setup(client, items)
+    strings = [f"{index:04d}" + "x" * 996 for index in range(99)]
+    reply = await client.post(JOBS, job(items=strings))
+    assert reply.status == 422
+    detail = (
+        "no further validation rules will be run due to call cost exceeds limit for messageExpression: "
+        "\"self.all(x, self.exists_one(y, x == y)) ? 'no duplicates' : 'duplicates'\""
+    )
+    assert reply.body == _refused("spec.items", detail)
+    # On 98 strings it costs 980,394 + 0 (the branch is a literal): the message it gives.
+    reply = await client.post(JOBS, job(items=strings[:98]))
+    assert reply.status == 422
+    both = [
+        ("FieldValueInvalid", 'Invalid value: "array": no duplicates', "spec.items"),
+        ("FieldValueInvalid", 'Invalid value: "array": failed rule: self.size() == 0', "spec.items"),
+    ]
+    message = (
+        'Job.example.com "job-1" is invalid: [spec.items: Invalid value: "array": no duplicates, spec.items: '
+        'Invalid value: "array": failed rule: self.size() == 0]'
+    )
+    assert reply.body == invalid("job-1", message, both)
+
+
+async def test_a_message_expression_past_the_budget(client: RawClient) -> None:
+    # Ten copies of UNIQUE on 98 strings use 9,803,940; the failing rule costs 3 more; its messageExpression
+    # (980,394) finds 196,057 left: the messageExpression's budget error, at the rule's path.
+    expression = "self.all(x, self.exists_one(y, x == y)) ? 'no duplicates' : 'duplicates'"
+    rules: list[dict[str, Any]] = [{"rule": UNIQUE}] * 10
+    rules.append({"rule": "self.size() < 0", "messageExpression": expression})
+    items = {
+        "type": "array",
+        "maxItems": 100,
+        "items": {"type": "string", "maxLength": 1000},
+        "x-kubernetes-validations": rules,
+    }
+    await _setup(client, items)
+    strings = [f"{index:04d}" + "x" * 996 for index in range(98)]
+    reply = await client.post(JOBS, job(items=strings))
+    assert reply.status == 422
+    detail = (
+        "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run"
+    )
+    assert reply.body == _refused("spec.items", detail)
