@@ -15,8 +15,8 @@ apiextensions-apiserver ``pkg/apiserver/schema/cel/validation.go`` (``Validator.
   resource, the error of a rule without ``oldSelf`` on a value equal to its correlated old value (or, where
   nothing is correlated, under an ancestor equal to its old value) becomes a warning.
 
-The runtime cost limits (a budget per object, a limit per evaluation) are kept by :mod:`.rule_budget`, in
-the order the rules run here.
+One rule's evaluation, its texts and its cost: :mod:`.rule_evaluation`; the runtime cost limits (a budget per
+object, a limit per evaluation) are kept by :mod:`.rule_budget`, in the order the rules run here.
 """
 
 from __future__ import annotations
@@ -26,29 +26,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakeapi._cel.compiling import Compiled, RuleCompiler, old_self_variables, runtime_env
+from fakeapi._cel.compiling import Compiled, RuleCompiler, old_self_variables
 from fakeapi._cel.declarations import Declared, declare
 from fakeapi._cel.escaping import escape
 from fakeapi._cel.field_paths import valid_field_path
-from fakeapi._cel.rule_budget import (
-    CANCELLED,
-    MESSAGE_OUT_OF_BUDGET,
-    OUT_OF_BUDGET,
-    PER_CALL_LIMIT,
-    RUNTIME_BUDGET,
-    Budget,
-    Exhausted,
-)
-from fakeapi._cel.runtime_costs import CelError, UnknownCost, walked_value
-from fakeapi._cel.runtime_values import NONE, CelOptional
-from fakeapi._cel.syntax_tree import Checked
-from fakeapi._cel.texts import runtime_text
+from fakeapi._cel.rule_budget import OUT_OF_BUDGET, RUNTIME_BUDGET, Budget, Exhausted
+from fakeapi._cel.rule_evaluation import LimitReached, activation_of, evaluation_error, message_of, run_rule
 from fakeapi._cel.values import to_cel
-from fakeapi._patching.gostrconv import quote
 
 __all__ = ["Outcome", "RuleError", "SchemaRules", "error_text", "rules_of"]
 
-_MAX_MESSAGE_BYTES = 5 * 1024
 _MISSING: Any = object()
 
 
@@ -281,7 +268,7 @@ def _run_rules(
         data["oldSelf"] = old_value
     if any(compiled.optional_old_self for compiled in node.compiled):
         data.update(old_self_variables(old_value, has_old))
-    activation, binding_error = _activation(data)
+    activation, binding_error = activation_of(data)
     for rule, compiled in zip(node.rules, node.compiled, strict=True):
         field_path = path
         if compiled.error:
@@ -292,27 +279,22 @@ def _run_rules(
         if compiled.uses_old_self and not has_old and not compiled.optional_old_self:
             continue
         if binding_error is not None:
-            out.errors.append(RuleError("Invalid", path, type_name, _evaluation_error(binding_error, rule)))
+            out.errors.append(RuleError("Invalid", path, type_name, evaluation_error(binding_error, rule)))
             continue
-        result, error = _evaluate(compiled.program, activation)
-        if error is not None and _ITERATIONS in error:
-            result, error = _walked(compiled.tree, _cost_variables(data, compiled), budget, (result, error))
-        if not budget.exact:
-            budget.estimate(compiled.runtime_bound)
-        else:
-            verdict = budget.spend(compiled.tree, _cost_variables(data, compiled), compiled.runtime_bound)
-            if verdict is not None:
-                out.errors.append(RuleError("Invalid", path, type_name, _cost_error(verdict, rule)))
-                raise Exhausted
+        try:
+            result, error = run_rule(rule, compiled, activation, data, budget)
+        except LimitReached as reached:
+            out.errors.append(RuleError("Invalid", path, type_name, reached.detail))
+            raise Exhausted from None
         if error is not None:
-            out.errors.append(RuleError("Invalid", path, type_name, _evaluation_error(error, rule)))
+            out.errors.append(RuleError("Invalid", path, type_name, evaluation_error(error, rule)))
             continue
         if result is True:
             continue
         normalized = _normalized_field_path(rule, node.schema)
         if normalized:
             field_path = _child_path(path, normalized)
-        detail, stop = _message(rule, compiled, activation, budget, data)
+        detail, stop = message_of(rule, compiled, activation, data, budget)
         error_record = _reason_error(rule.get("reason"), field_path, type_name, detail)
         if stop:
             error_record = RuleError("Invalid", field_path, type_name, detail)
@@ -322,121 +304,6 @@ def _run_rules(
             out.errors.append(error_record)
         if stop:
             raise Exhausted
-
-
-def _activation(data: dict[str, Any]) -> tuple[Any, str | None]:
-    """One activation for every rule of a node (binding the values once is half the cost of a rule)."""
-    try:
-        return runtime_env().Activation(data), None
-    except Exception as error:  # a value the runtime cannot take (an integer past int64) is the rule's error
-        return None, str(error)
-
-
-def _evaluate(program: Any, activation: Any) -> tuple[Any, str | None]:
-    try:
-        result = program.eval(activation)
-    except Exception as error:  # a value the runtime cannot take must not become a 500
-        return None, str(error)
-    value = result.value()
-    if value is True or value is False:
-        return value, None
-    if result.type().name() == "ERROR":
-        return None, runtime_text(str(value))
-    return value, None
-
-
-def _rule_text(rule: Mapping[str, Any]) -> str:
-    """``ruleErrorString``: the message when there is one, else the rule, trimmed."""
-    message = rule.get("message")
-    if isinstance(message, str) and message:
-        return message.strip()
-    source = rule.get("rule")
-    return source.strip() if isinstance(source, str) else ""
-
-
-def _evaluation_error(error: str, rule: Mapping[str, Any]) -> str:
-    if error.startswith("no such overload"):
-        return (
-            f"'{error}': call arguments did not match a supported operator, function or macro signature for rule: "
-            + _rule_text(rule)
-        )
-    return f"{error} evaluating rule: {_rule_text(rule)}"
-
-
-def _default_message(rule: Mapping[str, Any]) -> str:
-    message = rule.get("message")
-    if isinstance(message, str) and message:
-        return message.strip()
-    return f"failed rule: {_rule_text(rule)}"
-
-
-_ITERATIONS = "Iteration budget exceeded"
-
-
-def _walked(
-    tree: Checked | None, variables: Mapping[str, Any], budget: Budget, original: tuple[Any, str | None]
-) -> tuple[Any, str | None]:
-    """A result where cel-expr-python stopped at its limit of comprehension iterations, which cel-go does not
-    have: the value the cost walk computes. Stopped at the per-call limit, the result cannot matter: the
-    counting pass reports the limit instead."""
-    if tree is None:
-        return original
-    try:
-        value, cancelled = walked_value(tree, variables, PER_CALL_LIMIT)
-    except UnknownCost:
-        return original
-    if cancelled:
-        budget.over = True
-        return True, None
-    if isinstance(value, CelError):
-        return None, runtime_text(value.text)
-    return value, None
-
-
-def _cost_variables(data: Mapping[str, Any], compiled: Compiled) -> Mapping[str, Any]:
-    """The variables of the rule's own tree: with ``optionalOldSelf``, ``oldSelf`` is an optional."""
-    if not compiled.optional_old_self:
-        return data
-    has_old = "oldSelf" in data
-    return {"self": data["self"], "oldSelf": CelOptional(True, data["oldSelf"]) if has_old else NONE}
-
-
-def _cost_error(verdict: str, rule: Mapping[str, Any]) -> str:
-    if verdict == "budget":
-        return OUT_OF_BUDGET
-    return f"'{CANCELLED}': no further validation rules will be run due to call cost exceeds limit for rule: " + (
-        _rule_text(rule)
-    )
-
-
-def _message(
-    rule: Mapping[str, Any], compiled: Compiled, activation: Any, budget: Budget, data: Mapping[str, Any]
-) -> tuple[str, bool]:
-    """The message of a failed rule, and whether no further rule may run (its messageExpression ran out of
-    budget: the message then says so)."""
-    if compiled.message_program is None:
-        return _default_message(rule), False
-    result, error = _evaluate(compiled.message_program, activation)
-    if error is not None and _ITERATIONS in error:
-        variables = _cost_variables(data, compiled)
-        result, error = _walked(compiled.message_tree, variables, budget, (result, error))
-    if not budget.exact:
-        budget.estimate(compiled.message_runtime_bound)
-    else:
-        variables = _cost_variables(data, compiled)
-        verdict = budget.spend(compiled.message_tree, variables, compiled.message_runtime_bound)
-        if verdict == "budget":
-            return MESSAGE_OUT_OF_BUDGET, True
-        if verdict == "cancelled":
-            expression = quote(str(rule.get("messageExpression")))
-            detail = f"no further validation rules will be run due to call cost exceeds limit for messageExpression: {expression}"
-            return detail, True
-    if error is not None or not isinstance(result, str):
-        return _default_message(rule), False
-    text = result.strip()
-    if not text or "\n" in text or len(text.encode()) > _MAX_MESSAGE_BYTES:
-        return _default_message(rule), False
-    return text, False
 
 
 def _reason_error(reason: Any, path: str, type_name: str, detail: str) -> RuleError:
