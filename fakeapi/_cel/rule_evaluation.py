@@ -41,13 +41,12 @@ def run_rule(
 ) -> tuple[Any, str | None]:
     """The rule's result, or its evaluation error; its cost taken from the budget."""
     result, error = _evaluate(compiled.program, activation)
-    variables = _cost_variables(data, compiled)
     if error is not None and _ITERATIONS in error:
-        result, error = _walked(compiled.tree, variables, budget, (result, error))
+        result, error = _walked(compiled.tree, _cost_variables(data, compiled), budget, (result, error))
     if not budget.exact:
         budget.estimate(compiled.runtime_bound)
     else:
-        verdict = budget.spend(compiled.tree, variables, compiled.runtime_bound)
+        verdict = budget.spend(compiled.tree, _cost_variables(data, compiled), compiled.runtime_bound)
         if verdict is not None:
             raise LimitReached(_cost_error(verdict, rule))
     return result, error
