@@ -132,7 +132,8 @@ class RuleCompiler:
         result.program = _runtime_program(source, result.optional_old_self, _uses_formats(tree))
         result.tree = _unwrapped(tree, result.optional_old_self)
         result.max_cost = estimate_cost(result.tree, self._declared).max
-        result.runtime_bound = runtime_bound(result.tree, result.max_cost)
+        bound = estimate_cost(result.tree, self._declared, runtime_sizes=True).max
+        result.runtime_bound = runtime_bound(result.tree, bound)
         expression = rule.get("messageExpression")
         if isinstance(expression, str) and expression:
             message, issues = self._check(expression, result.optional_old_self)
@@ -145,7 +146,8 @@ class RuleCompiler:
                 result.message_program = _runtime_program(expression, result.optional_old_self, _uses_formats(tree))
                 result.message_tree = _unwrapped(tree, result.optional_old_self)
                 result.message_max_cost = estimate_cost(result.message_tree, self._declared).max
-                result.message_runtime_bound = runtime_bound(result.message_tree, result.message_max_cost)
+                bound = estimate_cost(result.message_tree, self._declared, runtime_sizes=True).max
+                result.message_runtime_bound = runtime_bound(result.message_tree, bound)
         return result
 
     def estimated_cost(self, source: str, size_of: Callable[[AstNode], Estimate | None] | None = None) -> Estimate:

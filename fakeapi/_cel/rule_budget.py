@@ -11,11 +11,11 @@ cancelled: actual cost limit exceeded': no further validation rules will be run 
 limit for rule: <rule>``; no rule runs after either.
 
 Counting the actual cost walks the rule (:mod:`.runtime_costs`), which is slow, so it is done only when it
-can matter. Each rule's estimated cost bounds one evaluation's actual cost (twice the estimate where the
-rule selects or indexes a value that is not an attribute, which the estimator counts once and the tracker
-twice), so a validation whose evaluations' bounds stay within both limits cannot meet either: its
-evaluations are only summed (:meth:`Budget.estimate`). A validation whose sum passes a limit is validated
-again, counting (:meth:`Budget.spend`).
+can matter. Each rule has a bound of one evaluation's actual cost (:func:`runtime_bound`: the estimate made
+with the sizes the tracker gives, see :func:`.costs.estimate_cost`), so a validation whose evaluations'
+bounds stay within both limits cannot meet either: its evaluations are only summed
+(:meth:`Budget.estimate`). A validation whose sum passes a limit is validated again, counting
+(:meth:`Budget.spend`).
 """
 
 from __future__ import annotations

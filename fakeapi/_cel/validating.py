@@ -55,6 +55,8 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     # the budget the rules used up, when their actual costs were counted
     cost: int | None = None
+    # the sum of the bounds of the evaluations' actual costs (the first pass)
+    bound: int = 0
 
 
 class _NodeRules:
@@ -155,13 +157,15 @@ class SchemaRules:
         ratchet = _Ratchet(old, ratcheting and old is not _MISSING, False)
         outcome, budget = Outcome(), Budget(exact=False)
         _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
+        outcome.bound = budget.bound
         if not budget.may_exceed() and not count_cost:
             return outcome
         # The bounds of the evaluations could pass a limit: validate again, counting each actual cost.
+        bound = budget.bound
         outcome, budget = Outcome(), Budget(exact=True)
         with contextlib.suppress(Exhausted):
             _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
-        outcome.cost = RUNTIME_BUDGET - budget.remaining
+        outcome.cost, outcome.bound = RUNTIME_BUDGET - budget.remaining, bound
         return outcome
 
 
