@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 from fakeapi._cel.opaque import text_of
-from fakeapi._cel.runtime_values import UnknownCost
 
 __all__ = ["call_cost", "cost_function", "size_of"]
 
@@ -84,8 +83,11 @@ _NOMINAL = frozenset(
 )
 # The Kubernetes types whose equality the library charges 1 (``_==_`` on a Quantity, IP, CIDR, Format or URL).
 _UNIT_EQUALITY = frozenset(("kubernetes.Quantity", "net.IP", "net.CIDR", "kubernetes.NamedFormat", "kubernetes.URL"))
-# Each named format's ``MaxRegexSize`` (``library/format.go``); those of ``uri``, ``uuid``, ``byte``, ``date``
-# and ``datetime`` are the lengths of other libraries' patterns, not known here.
+# Each named format's ``MaxRegexSize`` (``library/format.go``). Those of ``uri``, ``uuid``, ``byte``, ``date``
+# and ``datetime`` are the lengths of other libraries' patterns, at the versions Kubernetes pins, not known here:
+# they are counted as 512, more than any of them (the longest, govalidator's URL pattern, has about 300
+# characters), so the count is then at least the actual cost, never less.
+_UNKNOWN_FORMAT_REGEX_SIZE = 512
 _FORMAT_REGEX_SIZES = {
     "dns1123Label": 30,
     "dns1123Subdomain": 60,
@@ -131,9 +133,7 @@ def _library(function: str, overload: str, args: list[Any], result: Any) -> int 
     if function == "validate":
         if len(args) < 2 or _type_name(args[0]) != "kubernetes.NamedFormat":
             return None
-        regex_size = _FORMAT_REGEX_SIZES.get(text_of(args[0]))
-        if regex_size is None:
-            raise UnknownCost("the longest pattern of this format")
+        regex_size = _FORMAT_REGEX_SIZES.get(text_of(args[0]), _UNKNOWN_FORMAT_REGEX_SIZE)
         return _ceil((1 + size_of(args[1])) * _TRAVERSAL) * _ceil(regex_size * _REGEX)
     if function in _NOMINAL:
         return 1
