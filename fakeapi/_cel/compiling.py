@@ -30,10 +30,11 @@ from fakeapi._cel.estimates import AstNode, Estimate
 from fakeapi._cel.format_library import runtime_source
 from fakeapi._cel.literals import literal_issues, program_error
 from fakeapi._cel.opaque import runtime_pool
+from fakeapi._cel.rule_budget import runtime_bound
 from fakeapi._cel.syntax_tree import Checked, read_checked
 from fakeapi._cel.texts import Issue, issues_text, parse_issues, runtime_text
 
-__all__ = ["Compiled", "RuleCompiler", "runtime_env"]
+__all__ = ["Compiled", "RuleCompiler", "runtime_env", "runtime_extensions"]
 
 T = cel.Type
 _OLD_VALUE = "__fakeapi_old_self"
@@ -59,6 +60,12 @@ class Compiled:
     # cel-go's estimated cost (its maximum) of the rule and of its messageExpression
     max_cost: int = 0
     message_max_cost: int = 0
+    # the checked trees (the rule's own, inside the optionalOldSelf wrapper) and bounds of one evaluation's
+    # actual cost, for the runtime cost limits (:mod:`.rule_budget`)
+    tree: Checked | None = None
+    message_tree: Checked | None = None
+    runtime_bound: int = 0
+    message_runtime_bound: int = 0
 
 
 def _extensions(checked: bool) -> list[Any]:
@@ -71,6 +78,11 @@ def _extensions(checked: bool) -> list[Any]:
         ext_optional.ExtOptional(),
         library.runtime_extension(),
     ]
+
+
+def runtime_extensions() -> list[Any]:
+    """The libraries the programs run with."""
+    return _extensions(checked=False)
 
 
 @lru_cache(maxsize=1)
@@ -118,7 +130,10 @@ class RuleCompiler:
         result.uses_old_self = _uses_old_self(source)
         tree = read_checked(checked.serialize())
         result.program = _runtime_program(source, result.optional_old_self, _uses_formats(tree))
-        result.max_cost = estimate_cost(_unwrapped(tree, result.optional_old_self), self._declared).max
+        result.tree = _unwrapped(tree, result.optional_old_self)
+        result.max_cost = estimate_cost(result.tree, self._declared).max
+        bound = estimate_cost(result.tree, self._declared, runtime_sizes=True).max
+        result.runtime_bound = runtime_bound(result.tree, bound)
         expression = rule.get("messageExpression")
         if isinstance(expression, str) and expression:
             message, issues = self._check(expression, result.optional_old_self)
@@ -129,8 +144,10 @@ class RuleCompiler:
             else:
                 tree = read_checked(message.serialize())
                 result.message_program = _runtime_program(expression, result.optional_old_self, _uses_formats(tree))
-                unwrapped = _unwrapped(tree, result.optional_old_self)
-                result.message_max_cost = estimate_cost(unwrapped, self._declared).max
+                result.message_tree = _unwrapped(tree, result.optional_old_self)
+                result.message_max_cost = estimate_cost(result.message_tree, self._declared).max
+                bound = estimate_cost(result.message_tree, self._declared, runtime_sizes=True).max
+                result.message_runtime_bound = runtime_bound(result.message_tree, bound)
         return result
 
     def estimated_cost(self, source: str, size_of: Callable[[AstNode], Estimate | None] | None = None) -> Estimate:
@@ -139,6 +156,13 @@ class RuleCompiler:
         if issues or checked is None:
             raise ValueError(issues_text(source, issues))
         return estimate_cost(read_checked(checked.serialize()), self._declared, size_of=size_of)
+
+    def checked_tree(self, source: str) -> Checked:
+        """The checked tree of any expression; ValueError when it does not compile."""
+        checked, issues = self._check(source, False)
+        if issues or checked is None:
+            raise ValueError(issues_text(source, issues))
+        return read_checked(checked.serialize())
 
     def _check(self, source: str, optional_old_self: bool) -> tuple[Any, list[Issue]]:
         if not optional_old_self:

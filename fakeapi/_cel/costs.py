@@ -21,7 +21,7 @@ from collections.abc import Callable
 from fakeapi._cel.declarations import Declared
 from fakeapi._cel.estimates import MAX, ONE, ZERO, AstNode, Estimate, add, multiply
 from fakeapi._cel.library_costs import library_call_cost
-from fakeapi._cel.sizes import max_elements
+from fakeapi._cel.sizes import MAX_REQUEST_SIZE, max_elements
 from fakeapi._cel.syntax_tree import Checked, Node, TypeInfo
 
 __all__ = ["estimate_cost"]
@@ -33,11 +33,16 @@ _REGEX = 0.25
 
 class Coster:
     def __init__(
-        self, checked: Checked, root: Declared, size_of: Callable[[AstNode], Estimate | None] | None = None
+        self,
+        checked: Checked,
+        root: Declared,
+        size_of: Callable[[AstNode], Estimate | None] | None = None,
+        runtime_sizes: bool = False,
     ) -> None:
         self.checked = checked
         self.root = root
         self.size_of = size_of
+        self.runtime_sizes = runtime_sizes
         self.paths: dict[int, list[str]] = {}
         self.ranges: dict[str, list[int]] = {}
         self.sizes: dict[int, Estimate] = {}
@@ -63,7 +68,16 @@ class Coster:
                 current = found[1] if found else None
         if current is None:
             return None
-        return Estimate(0, max_elements(current))
+        elements = max_elements(current)
+        if self.runtime_sizes and current.kind not in ("list", "map", "string", "bytes"):
+            # At runtime a value without a length has size 1, an object as many as its properties (and an
+            # embedded resource's apiVersion, kind and metadata; any number where it keeps unknown fields).
+            declared = current.schema.get("properties")
+            properties = max(len(current.fields), len(declared) if isinstance(declared, dict) else 0) + 3
+            if current.schema.get("x-kubernetes-preserve-unknown-fields") is True:
+                properties = MAX_REQUEST_SIZE
+            elements = max(elements, properties if current.kind == "object" else 1)
+        return Estimate(0, elements)
 
     def size(self, node: AstNode) -> Estimate:
         computed = node.computed_size()
@@ -141,7 +155,8 @@ class Coster:
         if node.test_only:
             return self.cost(operand)
         total = self.cost(operand)
-        if self.type_of(operand).kind in ("map", "struct", "type_param"):
+        # The tracker charges every selection; upstream's estimate only those on a map or a struct.
+        if self.runtime_sizes or self.type_of(operand).kind in ("map", "struct", "type_param"):
             total = total.add(ONE)
         self.paths[node.id] = [*(self.paths.get(operand.id) or []), node.value]
         return total
@@ -227,7 +242,9 @@ def _standard_cost(
         length = size(args[0])
         return length.factor(_TRAVERSAL).add(arg_sum), Estimate(add(length.min, 2), add(multiply(length.max, 2), 2))
     if overload in ("starts_with_string", "ends_with_string") and len(args) == 1:
-        return size(args[0]).factor(_TRAVERSAL).add(arg_sum), None
+        # The tracker charges the string's size, upstream's estimate the prefix's.
+        measured = size(target) if coster.runtime_sizes and target is not None else size(args[0])
+        return measured.factor(_TRAVERSAL).add(arg_sum), None
     if overload == "in_list" and len(args) == 2:
         return size(args[1]).factor(1).add(arg_sum), None
     if overload == "matches_string" and target is not None and len(args) == 1:
@@ -275,8 +292,14 @@ _SIZED_COMPARISONS = frozenset(
 
 
 def estimate_cost(
-    checked: Checked, root: Declared, *, size_of: Callable[[AstNode], Estimate | None] | None = None
+    checked: Checked,
+    root: Declared,
+    *,
+    size_of: Callable[[AstNode], Estimate | None] | None = None,
+    runtime_sizes: bool = False,
 ) -> Estimate:
     """The rule's estimated cost; ``size_of`` in place of the schema's sizes (upstream's library tests
-    estimate with their own)."""
-    return Coster(checked, root, size_of).cost(checked.root)
+    estimate with their own). With ``runtime_sizes``, a number, a boolean or an object the schema gives size 0
+    has the size the cost tracker gives it (1, or its properties), which makes the estimate a bound of the
+    actual cost of comparing such values (upstream's estimate counts them 0)."""
+    return Coster(checked, root, size_of, runtime_sizes).cost(checked.root)

@@ -302,6 +302,8 @@ def _node(message: Any) -> Node:
         comp = message.comprehension_expr
         parts = {
             "iter_var": comp.iter_var,
+            "iter_var2": comp.iter_var2,
+            "accu_var": comp.accu_var,
             "iter_range": _node(comp.iter_range),
             "accu_init": _node(comp.accu_init),
             "loop_condition": _node(comp.loop_condition),

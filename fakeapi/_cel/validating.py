@@ -15,25 +15,27 @@ apiextensions-apiserver ``pkg/apiserver/schema/cel/validation.go`` (``Validator.
   resource, the error of a rule without ``oldSelf`` on a value equal to its correlated old value (or, where
   nothing is correlated, under an ancestor equal to its old value) becomes a warning.
 
-The runtime cost limit is not tracked here: docs/cel.md says what differs.
+One rule's evaluation, its texts and its cost: :mod:`.rule_evaluation`; the runtime cost limits (a budget per
+object, a limit per evaluation) are kept by :mod:`.rule_budget`, in the order the rules run here.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakeapi._cel.compiling import Compiled, RuleCompiler, old_self_variables, runtime_env
+from fakeapi._cel.compiling import Compiled, RuleCompiler, old_self_variables
 from fakeapi._cel.declarations import Declared, declare
 from fakeapi._cel.escaping import escape
 from fakeapi._cel.field_paths import valid_field_path
-from fakeapi._cel.texts import runtime_text
+from fakeapi._cel.rule_budget import OUT_OF_BUDGET, RUNTIME_BUDGET, Budget, Exhausted
+from fakeapi._cel.rule_evaluation import LimitReached, activation_of, evaluation_error, message_of, run_rule
 from fakeapi._cel.values import to_cel
 
 __all__ = ["Outcome", "RuleError", "SchemaRules", "error_text", "rules_of"]
 
-_MAX_MESSAGE_BYTES = 5 * 1024
 _MISSING: Any = object()
 
 
@@ -51,6 +53,10 @@ class RuleError:
 class Outcome:
     errors: list[RuleError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # the budget the rules used up, when their actual costs were counted
+    cost: int | None = None
+    # the sum of the bounds of the evaluations' actual costs (the first pass)
+    bound: int = 0
 
 
 class _NodeRules:
@@ -138,15 +144,28 @@ class SchemaRules:
         declared, pool = declare(schema, resource_root)
         self.root = _NodeRules(schema, declared, pool)
 
-    def validate(self, obj: Any, old: Any = _MISSING, *, ratcheting: bool = False, path: str = "") -> Outcome:
+    def validate(
+        self, obj: Any, old: Any = _MISSING, *, ratcheting: bool = False, path: str = "", count_cost: bool = False
+    ) -> Outcome:
         """The rule errors of ``obj`` (and the ratcheted ones, as warnings), ``old`` its stored version.
 
-        ``path`` names the root (the apiserver validates a resource from the nil path, printed ``<nil>``).
+        ``path`` names the root (the apiserver validates a resource from the nil path, printed ``<nil>``);
+        ``count_cost`` counts the actual costs even where the estimates show no limit can be reached.
         """
-        outcome = Outcome()
-        if self.root.active:
-            ratchet = _Ratchet(old, ratcheting and old is not _MISSING, False)
-            _validate(self.root, path, obj, old, ratchet, outcome, root=True)
+        if not self.root.active:
+            return Outcome()
+        ratchet = _Ratchet(old, ratcheting and old is not _MISSING, False)
+        outcome, budget = Outcome(), Budget(exact=False)
+        _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
+        outcome.bound = budget.bound
+        if not budget.may_exceed() and not count_cost:
+            return outcome
+        # The bounds of the evaluations could pass a limit: validate again, counting each actual cost.
+        bound = budget.bound
+        outcome, budget = Outcome(), Budget(exact=True)
+        with contextlib.suppress(Exhausted):
+            _validate(self.root, path, obj, old, ratchet, outcome, True, budget)
+        outcome.cost, outcome.bound = RUNTIME_BUDGET - budget.remaining, bound
         return outcome
 
 
@@ -185,20 +204,24 @@ def _child_path(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _validate(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome, root: bool) -> None:
+def _validate(
+    node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome, root: bool, budget: Budget
+) -> None:
     if value is None:
         return
     if node.compiled:
-        _run_rules(node, path, value, old, ratchet, out)
+        _run_rules(node, path, value, old, ratchet, out, budget)
     for sub in node.all_of:
         # allOf errors ratchet only with the nearest correlated parent (``ratchetingOptions`` without a current).
-        _validate(sub, path, value, old, _Ratchet(_MISSING, ratchet.enabled, ratchet.parent_equal), out, root)
+        sub_ratchet = _Ratchet(_MISSING, ratchet.enabled, ratchet.parent_equal)
+        _validate(sub, path, value, old, sub_ratchet, out, root, budget)
     if isinstance(value, dict):
         old_map = old if isinstance(old, dict) and node.correlatable_map else {}
         if node.extra is not None:
             for key, item in value.items():
                 old_item = old_map.get(key, _MISSING)
-                _validate(node.extra, f"{path}[{key}]", item, old_item, ratchet.child(value, old_item), out, False)
+                child_ratchet = ratchet.child(value, old_item)
+                _validate(node.extra, f"{path}[{key}]", item, old_item, child_ratchet, out, False, budget)
         for key, item in value.items():
             prop = node.properties.get(key)
             if prop is None:
@@ -207,13 +230,13 @@ def _validate(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratch
             child_ratchet = ratchet.child(value, old_item)
             if root and key in ("apiVersion", "kind"):
                 child_ratchet = _Ratchet(_MISSING, False, False)
-            _validate(prop, _child_path(path, key), item, old_item, child_ratchet, out, False)
+            _validate(prop, _child_path(path, key), item, old_item, child_ratchet, out, False, budget)
     elif isinstance(value, list) and node.items is not None:
         old_items = old if isinstance(old, list) else []
         for index, item in enumerate(value):
             old_item = _correlated_item(node.map_keys, item, old_items)
             item_ratchet = ratchet.child(value, old_item) if node.map_keys else _uncorrelated(ratchet, value)
-            _validate(node.items, f"{path}[{index}]", item, old_item, item_ratchet, out, False)
+            _validate(node.items, f"{path}[{index}]", item, old_item, item_ratchet, out, False, budget)
 
 
 def _uncorrelated(ratchet: _Ratchet, value: Any) -> _Ratchet:
@@ -233,10 +256,15 @@ def _correlated_item(keys: list[str] | None, item: Any, old_items: list[Any]) ->
     return _MISSING
 
 
-def _run_rules(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome) -> None:
+def _run_rules(
+    node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratchet, out: Outcome, budget: Budget
+) -> None:
     declared = node.declared
     assert declared is not None
     type_name = node.type_name
+    if budget.exact and budget.remaining <= 0:
+        out.errors.append(RuleError("Invalid", path, type_name, OUT_OF_BUDGET))
+        raise Exhausted
     has_old = old is not _MISSING and old is not None
     data: dict[str, Any] = {"self": to_cel(value, declared)}
     old_value = to_cel(old, declared) if has_old else None
@@ -244,7 +272,7 @@ def _run_rules(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratc
         data["oldSelf"] = old_value
     if any(compiled.optional_old_self for compiled in node.compiled):
         data.update(old_self_variables(old_value, has_old))
-    activation, binding_error = _activation(data)
+    activation, binding_error = activation_of(data)
     for rule, compiled in zip(node.rules, node.compiled, strict=True):
         field_path = path
         if compiled.error:
@@ -255,81 +283,31 @@ def _run_rules(node: _NodeRules, path: str, value: Any, old: Any, ratchet: _Ratc
         if compiled.uses_old_self and not has_old and not compiled.optional_old_self:
             continue
         if binding_error is not None:
-            out.errors.append(RuleError("Invalid", path, type_name, _evaluation_error(binding_error, rule)))
+            out.errors.append(RuleError("Invalid", path, type_name, evaluation_error(binding_error, rule)))
             continue
-        result, error = _evaluate(compiled.program, activation)
+        try:
+            result, error = run_rule(rule, compiled, activation, data, budget)
+        except LimitReached as reached:
+            out.errors.append(RuleError("Invalid", path, type_name, reached.detail))
+            raise Exhausted from None
         if error is not None:
-            out.errors.append(RuleError("Invalid", path, type_name, _evaluation_error(error, rule)))
+            out.errors.append(RuleError("Invalid", path, type_name, evaluation_error(error, rule)))
             continue
         if result is True:
             continue
         normalized = _normalized_field_path(rule, node.schema)
         if normalized:
             field_path = _child_path(path, normalized)
-        detail = _message(rule, compiled, activation)
+        detail, stop = message_of(rule, compiled, activation, data, budget)
         error_record = _reason_error(rule.get("reason"), field_path, type_name, detail)
+        if stop:
+            error_record = RuleError("Invalid", field_path, type_name, detail)
         if not compiled.uses_old_self and ratchet.should_ratchet(value):
             out.warnings.append(error_text(error_record))
         else:
             out.errors.append(error_record)
-
-
-def _activation(data: dict[str, Any]) -> tuple[Any, str | None]:
-    """One activation for every rule of a node (binding the values once is half the cost of a rule)."""
-    try:
-        return runtime_env().Activation(data), None
-    except Exception as error:  # a value the runtime cannot take (an integer past int64) is the rule's error
-        return None, str(error)
-
-
-def _evaluate(program: Any, activation: Any) -> tuple[Any, str | None]:
-    try:
-        result = program.eval(activation)
-    except Exception as error:  # a value the runtime cannot take must not become a 500
-        return None, str(error)
-    value = result.value()
-    if value is True or value is False:
-        return value, None
-    if result.type().name() == "ERROR":
-        return None, runtime_text(str(value))
-    return value, None
-
-
-def _rule_text(rule: Mapping[str, Any]) -> str:
-    """``ruleErrorString``: the message when there is one, else the rule, trimmed."""
-    message = rule.get("message")
-    if isinstance(message, str) and message:
-        return message.strip()
-    source = rule.get("rule")
-    return source.strip() if isinstance(source, str) else ""
-
-
-def _evaluation_error(error: str, rule: Mapping[str, Any]) -> str:
-    if error.startswith("no such overload"):
-        return (
-            f"'{error}': call arguments did not match a supported operator, function or macro signature for rule: "
-            + _rule_text(rule)
-        )
-    return f"{error} evaluating rule: {_rule_text(rule)}"
-
-
-def _default_message(rule: Mapping[str, Any]) -> str:
-    message = rule.get("message")
-    if isinstance(message, str) and message:
-        return message.strip()
-    return f"failed rule: {_rule_text(rule)}"
-
-
-def _message(rule: Mapping[str, Any], compiled: Compiled, activation: Any) -> str:
-    if compiled.message_program is None:
-        return _default_message(rule)
-    result, error = _evaluate(compiled.message_program, activation)
-    if error is not None or not isinstance(result, str):
-        return _default_message(rule)
-    text = result.strip()
-    if not text or "\n" in text or len(text.encode()) > _MAX_MESSAGE_BYTES:
-        return _default_message(rule)
-    return text
+        if stop:
+            raise Exhausted
 
 
 def _reason_error(reason: Any, path: str, type_name: str, detail: str) -> RuleError:

@@ -1,6 +1,8 @@
 """Runs one case of the CEL corpus (tests/data/cel/corpus.json) the way its upstream test runs it.
 
-A ``cost`` case compiles its rule at the root of its schema and compares the estimated cost (its maximum)
+An ``estimatedCost`` case compares the estimate (min and max) of an expression, and its actual cost
+(``runtimeCost``) as ``cost_test.go`` measures it; a case admitted with a ``runtimeCost`` compares the
+budget its rule used up. A ``cost`` case compiles its rule at the root of its schema and compares the estimated cost (its maximum)
 with upstream's, or checks it is at least ``costAtLeast``, as ``TestCostEstimation`` does.
 
 The rule is put at the root of the case's schema and run on the case's object (and old object), from the
@@ -20,6 +22,8 @@ from typing import Any
 
 from fakeapi._cel import RuleCompiler, SchemaRules, declare
 from fakeapi._cel.estimates import AstNode, Estimate
+from fakeapi._cel.rule_budget import RUNTIME_BUDGET
+from fakeapi._cel.runtime_costs import actual_cost
 from fakeapi._cel.validating import error_text
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "cel" / "corpus.json"
@@ -68,7 +72,15 @@ def _estimate_mismatch(case: dict[str, Any]) -> str | None:
     except ValueError as error:
         return str(error)
     wanted = case["expect"]["estimatedCost"]
-    return None if [cost.min, cost.max] == wanted else f"estimated {cost.min}..{cost.max}, upstream {wanted}"
+    if [cost.min, cost.max] != wanted:
+        return f"estimated {cost.min}..{cost.max}, upstream {wanted}"
+    runtime = case["expect"].get("runtimeCost")
+    if runtime is None:
+        return None
+    # cost_test.go runs its programs with cost tracking only, without ``OptOptimize``.
+    tree = RuleCompiler(declared, pool).checked_tree(case["rule"])
+    actual = actual_cost(tree, {}, RUNTIME_BUDGET, optimized=False)
+    return None if actual == runtime else f"actual cost {actual}, upstream {runtime}"
 
 
 def outcome_mismatch(case: dict[str, Any]) -> str | None:
@@ -81,14 +93,19 @@ def outcome_mismatch(case: dict[str, Any]) -> str | None:
     rules = SchemaRules(schema, resource_root=case["root"])
     old = case["oldObject"]
     outcome = (
-        rules.validate(case["object"], old, path="root")
+        rules.validate(case["object"], old, path="root", count_cost=True)
         if old is not None
-        else rules.validate(case["object"], path="root")
+        else rules.validate(case["object"], path="root", count_cost=True)
     )
     texts = [error_text(error) for error in outcome.errors]
     expect = case["expect"]
     if expect == "admitted":
         return None if not texts else f"errors: {texts}"
+    if "runtimeCost" in expect:
+        if texts:
+            return f"errors: {texts}"
+        wanted = expect["runtimeCost"]
+        return None if outcome.cost == wanted else f"actual cost {outcome.cost}, upstream {wanted}"
     if expect == "failed":
         wanted = [f'root: Invalid value: "object": failed rule: {case["rule"]}']
         return None if texts == wanted else f"errors: {texts}"

@@ -8,7 +8,10 @@ Sources:
 
 - apiextensions-apiserver ``pkg/apiserver/schema/cel/validation_test.go`` ``TestValidationExpressions``:
   every rule of ``valid`` is admitted on ``obj`` (with ``oldObj``) under ``schema`` with the rule at its
-  root; every rule of ``errors`` gives field errors, all ``Invalid``, each containing the recorded text.
+  root; every rule of ``errors`` gives field errors, all ``Invalid``, each containing the recorded text; where
+  the row records ``expectedCost``, the budget its rules used up.
+- apiserver ``pkg/cel/library/cost_test.go`` ``TestStringLibrary``, ``TestQuantityCost``, ``TestSetsCost``:
+  an expression's estimated cost (min and max) and its actual cost (``expectRuntimeCost``).
 - apiserver ``pkg/cel/library/{quantity,ip,cidr}_test.go``: an expression with ``expectValue`` true or false
   (or a value, compared with ``==``) is a rule admitted or failing; ``expectedRuntimeErr`` an evaluation
   error matching the recorded pattern; ``expectedCompileErr`` a compile error matching every pattern.
@@ -73,8 +76,8 @@ def _expressions_cases(git_dir: str) -> tuple[list[dict[str, Any]], list[str]]:
             continue
         name = fields.get("name", "")
         origin = f"{module}@{tag} {path} TestValidationExpressions/{name}"
-        if fields.get("oldSchema") is not None or fields.get("costBudget") or fields.get("expectedCost"):
-            left_out.append(f"{origin}: runtime cost figures are not reproduced")
+        if fields.get("oldSchema") is not None or fields.get("costBudget"):
+            left_out.append(f"{origin}: a budget or an old schema of its own")
             continue
         schema = fields.get("schema")
         if not isinstance(schema, Schema):
@@ -86,8 +89,12 @@ def _expressions_cases(git_dir: str) -> tuple[list[dict[str, Any]], list[str]]:
             "oldObject": fields.get("oldObj"),
         }
         for rule in fields.get("valid") or []:
+            expect: Any = "admitted"
+            if fields.get("expectedCost"):
+                # The budget the rules used up: their actual cost.
+                expect = {"admitted": True, "runtimeCost": fields["expectedCost"]}
             cases.append(
-                {"source": origin, "rule": rule, "root": bool(fields.get("isRoot")), **common, "expect": "admitted"}
+                {"source": origin, "rule": rule, "root": bool(fields.get("isRoot")), **common, "expect": expect}
             )
         for rule, text in (fields.get("errors") or {}).items():
             cases.append({"source": origin, "rule": rule, "root": True, **common, "expect": {"errorContains": text}})
@@ -199,11 +206,15 @@ def _library_cost_cases(git_dir: str) -> tuple[list[dict[str, Any]], list[str]]:
                 left_out.append(f"{path} {function}: {reason}")
                 continue
             estimate = _field(fields, "expectEsimatedCost", "expectEstimatedCost")
+            expect: dict[str, Any] = {"estimatedCost": [estimate["min"], estimate["max"]]}
+            runtime = fields.get("expectRuntimeCost")
+            if isinstance(runtime, int):
+                expect["runtimeCost"] = runtime
             cases.append(
                 {
                     "source": f"{module}@{tag} {path} {function}/{fields.get('name', '')}",
                     "rule": fields["expr"],
-                    "expect": {"estimatedCost": [estimate["min"], estimate["max"]]},
+                    "expect": expect,
                 }
             )
     return cases, left_out
