@@ -147,7 +147,11 @@ def type_check_policy(store: StoreView, policy: dict[str, Any]) -> list[dict[str
     per_kind = [(gvk, type_check(expressions, variables, typed, params)) for gvk, typed in kinds]
     warnings: list[dict[str, str]] = []
     for position, (field_ref, _) in enumerate(checked):
-        results = [f"{group}/{version}, Kind={kind}: {issues[position]}\n" for (group, version, kind), issues in per_kind if issues[position]]
+        results = [
+            f"{group}/{version}, Kind={kind}: {issues[position]}\n"
+            for (group, version, kind), issues in per_kind
+            if issues[position]
+        ]
         if results:
             warnings.append({"fieldRef": field_ref, "warning": "\n".join(results)})
     return warnings
@@ -186,6 +190,12 @@ def reconcile_policy_status(store: StoreView, rtype: ResourceType, policy: dict[
         )
 
     store.update(
-        rtype, "", str(meta.get("name", "")), apply, subresource="status", manager=FIELD_MANAGER, unconditional=True,
+        rtype,
+        "",
+        str(meta.get("name", "")),
+        apply,
+        subresource="status",
+        manager=FIELD_MANAGER,
+        unconditional=True,
         track_fields=False,
     )

@@ -162,7 +162,10 @@ async def test_every_kind_of_the_rules_is_checked_in_order(client: RawClient) ->
         policy(
             "three",
             {"expression": "object.data.size() > 0"},
-            rules=[rule(["statefulsets", "deployments"], ["apps"], apiVersions=["v1"]), rule(["configmaps"], apiVersions=["v1"])],
+            rules=[
+                rule(["statefulsets", "deployments"], ["apps"], apiVersions=["v1"]),
+                rule(["configmaps"], apiVersions=["v1"]),
+            ],
         ),
     )
     [warning] = stored["status"]["typeChecking"]["expressionWarnings"]
