@@ -158,6 +158,12 @@ def _checking_env(has_params: bool, variables: Variables | None) -> Any:
     return _build_env(has_params, variables, None, None)
 
 
+@lru_cache(maxsize=32)
+def _typed_env(has_params: bool, variables: Variables, object_type: SchemaType, params_type: SchemaType | None) -> Any:
+    """The type checker's environment; a built-in kind's :class:`SchemaType` is kept, so its environment is too."""
+    return _build_env(has_params, variables, object_type, params_type)
+
+
 def _build_env(
     has_params: bool, variables: Variables | None, object_type: SchemaType | None, params_type: SchemaType | None
 ) -> Any:
@@ -274,9 +280,9 @@ def type_check(
     has_params = params_type is not None
     declared: list[tuple[str, str]] = []
     for name, expression in variables:
-        checked, _ = _check_issues(_build_env(has_params, tuple(declared), object_type, params_type), expression)
+        checked, _ = _check_issues(_typed_env(has_params, tuple(declared), object_type, params_type), expression)
         declared.append((name, str(checked.return_type().name()) if checked is not None else "DYN"))
-    env = _build_env(has_params, tuple(declared), object_type, params_type)
+    env = _typed_env(has_params, tuple(declared), object_type, params_type)
     return [_check_issues(env, expression)[1] for expression in expressions]
 
 

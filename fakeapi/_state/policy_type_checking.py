@@ -31,6 +31,7 @@ from fakeapi._state import field_ownership
 from fakeapi._state.admission.policies import parse_group_version
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.policy_schemas import resolve_schema
+from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
     from fakeapi._cel.policy_expressions import SchemaType
@@ -189,13 +190,17 @@ def reconcile_policy_status(store: StoreView, rtype: ResourceType, policy: dict[
             subresource="status",
         )
 
-    store.update(
-        rtype,
-        "",
-        str(meta.get("name", "")),
-        apply,
-        subresource="status",
-        manager=FIELD_MANAGER,
-        unconditional=True,
-        track_fields=False,
-    )
+    try:
+        store.update(
+            rtype,
+            "",
+            str(meta.get("name", "")),
+            apply,
+            subresource="status",
+            manager=FIELD_MANAGER,
+            unconditional=True,
+            track_fields=False,
+        )
+    except APIError:
+        # The controller's failed apply is retried later upstream and never fails the policy's own write.
+        return
