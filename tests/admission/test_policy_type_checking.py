@@ -250,3 +250,14 @@ async def test_params_are_typed_by_the_param_kind(client: RawClient) -> None:
             "(in container '')\n | params.x == 1\n | ^\n",
         }
     ]
+
+
+async def test_a_status_write_below_the_generation_is_checked_again(client: RawClient) -> None:
+    first = await _created(client, policy("again", {"expression": "object.spec.replicaz > 1"}, rules=DEPLOYMENTS))
+    lowered = {**first, "status": {"observedGeneration": 0}}
+    reply = await client.put(f"{POLICIES}/again/status", lowered)
+    assert reply.status == 200, reply.body
+    assert reply.json()["status"] == {}  # a zero observedGeneration is omitted
+    current = (await client.get(f"{POLICIES}/again")).json()
+    assert current["status"]["observedGeneration"] == 1
+    assert current["status"]["typeChecking"]["expressionWarnings"][0]["warning"] == MISSPELT
