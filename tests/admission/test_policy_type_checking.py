@@ -261,3 +261,17 @@ async def test_a_status_write_below_the_generation_is_checked_again(client: RawC
     current = (await client.get(f"{POLICIES}/again")).json()
     assert current["status"]["observedGeneration"] == 1
     assert current["status"]["typeChecking"]["expressionWarnings"][0]["warning"] == MISSPELT
+
+
+async def test_a_core_kind_is_named_with_an_empty_group(client: RawClient) -> None:
+    stored = await _created(
+        client,
+        policy("core", {"expression": "object.spec == null"}, rules=[rule(["configmaps"], apiVersions=["v1"])]),
+    )
+    assert stored["status"]["typeChecking"]["expressionWarnings"] == [
+        {
+            "fieldRef": "spec.validations[0].expression",
+            "warning": "/v1, Kind=ConfigMap: ERROR: <input>:1:7: undefined field 'spec'\n"
+            " | object.spec == null\n | ......^\n",
+        }
+    ]
