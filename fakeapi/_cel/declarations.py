@@ -30,7 +30,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, duration_pb2, struc
 from fakeapi._cel import opaque
 from fakeapi._cel.escaping import SELECTABLE_RESERVED, escape
 
-__all__ = ["Declared", "declare"]
+__all__ = ["Declared", "declare", "declare_in_file"]
 
 _F = descriptor_pb2.FieldDescriptorProto
 _SCALARS: dict[str, tuple[int, cel.Type]] = {
@@ -238,3 +238,11 @@ def declare(schema: Mapping[str, Any], resource_root: bool) -> tuple[Declared | 
     builder = _Builder()
     declared = builder.node(schema, resource_root)
     return declared, builder.pool()
+
+
+def declare_in_file(schema: Mapping[str, Any], resource_root: bool) -> tuple[Declared | None, Any]:
+    """The declaration of ``schema``'s root and the proto file (a ``FileDescriptorProto``) of its message types,
+    for an environment that declares other types beside them (a policy's ``object`` and ``params``)."""
+    builder = _Builder()
+    declared = builder.node(schema, resource_root)
+    return declared, builder.file

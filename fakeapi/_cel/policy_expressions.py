@@ -9,6 +9,11 @@ that did not compile is dyn). cel-expr-python knows struct types as protobuf mes
 message of the ``kubernetes`` package built per set of variables; a result protobuf cannot hold (a list of
 lists, a map with other than string keys) is declared dyn. ``authorizer`` and ``authorizer.requestResource`` are the authorizer library's (docs/cel-authorizer.md).
 
+The type checker's variant (``validating/typechecking.go``, ``buildEnvSet`` and ``typeCheckingCompiler``) is the
+same environment with ``object`` and ``oldObject`` typed by a kind's schema and ``params`` by the param kind's
+(declared only when that schema is known), ``variables`` always declared, and no result type required:
+:func:`type_check` gives each expression's issues (docs/admission-policies.md).
+
 ``CompileCELExpression``: issues give ``compilation failed: <issues>``; a result that is not one of the types
 the expression must return gives ``must evaluate to <type> but got <type>`` (``must evaluate to one of [...]``
 for several). ``activation.go`` (``Evaluate``): an expression that did not compile is the error ``compilation
@@ -37,13 +42,25 @@ from fakeapi._cel.admission_types import NAMESPACE, REQUEST
 from fakeapi._cel.admission_types import _file as admission_file
 from fakeapi._cel.authorizer_library import add_declarations
 from fakeapi._cel.compiling import _evaluate_literal, _extensions, _uses_formats
+from fakeapi._cel.declarations import declare_in_file
 from fakeapi._cel.format_library import runtime_source
 from fakeapi._cel.literals import literal_issues, program_error
 from fakeapi._cel.opaque import runtime_pool
 from fakeapi._cel.syntax_tree import read_checked
 from fakeapi._cel.texts import Issue, issues_text, parse_issues, runtime_text
 
-__all__ = ["BOOL", "STRING", "STRING_OR_NULL", "CompiledExpression", "Variables", "compile_expression", "evaluate"]
+__all__ = [
+    "BOOL",
+    "STRING",
+    "STRING_OR_NULL",
+    "CompiledExpression",
+    "SchemaType",
+    "Variables",
+    "compile_expression",
+    "evaluate",
+    "schema_type",
+    "type_check",
+]
 
 T = cel.Type
 BOOL = ("bool",)
@@ -65,6 +82,8 @@ _CPP_SELECT_ON_NON_MESSAGE = "Applying SELECT to non-message type"
 _ROOT_SELECT = re.compile(r"(?<![\w.'\"])(object|oldObject|namespaceObject|params)\s*\.\s*([A-Za-z_]\w*)")
 _NO_SUCH_KEY = re.compile(r"^no such key: (\w+)$")
 _IDENTIFIER = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")
+# The package prefix of the message types :mod:`.declarations` builds from schemas.
+_SCHEMA_PACKAGE = "fakeapi_cel_"
 
 # A variable's declared type: its name and the checker's spelling of its result type.
 Variables = tuple[tuple[str, str], ...]
@@ -80,13 +99,27 @@ class CompiledExpression:
     output: str = "DYN"
 
 
+@dataclass(frozen=True, eq=False)
+class SchemaType:
+    """A kind's schema as the checker declares it (``SchemaDeclType``): its proto file and the root's type."""
+
+    file: Any
+    cel_type: Any
+
+
+def schema_type(schema: Mapping[str, Any]) -> SchemaType:
+    """``common.SchemaDeclType(schema, true)``: the type of a resource's root (:mod:`.declarations`)."""
+    declared, file = declare_in_file(schema, True)
+    return SchemaType(file, declared.cel_type if declared is not None else T.DYN)
+
+
 def _set_field_type(target: Any, spelled: str) -> bool:
     """Give a proto field the type the checker names ``spelled``; False when protobuf cannot hold it."""
     if spelled in _SCALARS:
         target.type = _SCALARS[spelled]
     elif spelled in _WELL_KNOWN:
         target.type, target.type_name = _F.TYPE_MESSAGE, _WELL_KNOWN[spelled]
-    elif spelled.startswith("kubernetes."):
+    elif spelled.startswith(("kubernetes.", _SCHEMA_PACKAGE)):
         target.type, target.type_name = _F.TYPE_MESSAGE, "." + spelled
     else:
         return False
@@ -122,12 +155,28 @@ def _add_field(message: Any, number: int, name: str, spelled: str) -> None:
 @lru_cache(maxsize=128)
 def _checking_env(has_params: bool, variables: Variables | None) -> Any:
     """The environment of ``createEnvForOpts``; ``variables`` None: without composition (no ``variables``)."""
+    return _build_env(has_params, variables, None, None)
+
+
+@lru_cache(maxsize=32)
+def _typed_env(has_params: bool, variables: Variables, object_type: SchemaType, params_type: SchemaType | None) -> Any:
+    """The type checker's environment; a built-in kind's :class:`SchemaType` is kept, so its environment is too."""
+    return _build_env(has_params, variables, object_type, params_type)
+
+
+def _build_env(
+    has_params: bool, variables: Variables | None, object_type: SchemaType | None, params_type: SchemaType | None
+) -> Any:
+    """``createEnvForOpts``, or with typed ``object``/``oldObject``/``params``, ``buildEnvSet``."""
     pool = descriptor_pool.DescriptorPool()
     for dependency in (struct_pb2, timestamp_pb2, duration_pb2):
         pool.AddSerializedFile(dependency.DESCRIPTOR.serialized_pb)
     opaque.add_to(pool)
     base = admission_file()
     pool.Add(base)
+    schema_files = [typed.file for typed in (object_type, params_type) if typed is not None]
+    for file in schema_files:
+        pool.Add(file)
     declared = descriptor_pb2.FileDescriptorProto(
         name="fakeapi_cel_policy_variables.proto",
         package="kubernetes",
@@ -137,6 +186,7 @@ def _checking_env(has_params: bool, variables: Variables | None) -> Any:
             "google/protobuf/timestamp.proto",
             "google/protobuf/duration.proto",
             base.name,
+            *(file.name for file in schema_files),
         ],
     )
     message = declared.message_type.add(name="variables")
@@ -145,16 +195,17 @@ def _checking_env(has_params: bool, variables: Variables | None) -> Any:
     for number, (name, spelled) in enumerate(fields.items(), start=1):
         _add_field(message, number, name, spelled)
     pool.Add(declared)
+    object_cel_type = object_type.cel_type if object_type is not None else T.DYN
     names: dict[str, Any] = {
-        "object": T.DYN,
-        "oldObject": T.DYN,
+        "object": object_cel_type,
+        "oldObject": object_cel_type,
         "request": T(REQUEST),
         "namespaceObject": T(NAMESPACE),
     }
     if variables is not None:
         names["variables"] = T(VARIABLES)
     if has_params:
-        names["params"] = T.DYN
+        names["params"] = params_type.cel_type if params_type is not None else T.DYN
     extensions = _extensions(checked=True)
     add_declarations(pool, names, extensions, checked=True)
     return cel.NewEnv(pool, variables=names, extensions=extensions)
@@ -200,6 +251,39 @@ def compile_expression(
     source = runtime_source(expression) if _uses_formats(read_checked(checked.serialize())) else expression
     program = _runtime_env().compile(source, disable_check=True)
     return CompiledExpression(expression, program=program, output=str(output.name()))
+
+
+def _check_issues(env: Any, expression: str) -> tuple[Any, str]:
+    """``env.Compile``: the checked expression, or cel-go's ``Issues.String()``."""
+    try:
+        checked = env.compile(expression)
+        issues: list[Issue] = []
+    except RuntimeError as error:
+        checked = None
+        issues = parse_issues(str(error), expression) or [Issue(1, 1, str(error))]
+    if not issues:
+        issues = literal_issues(expression, _evaluate_literal)
+    return (None, issues_text(expression, issues)) if issues else (checked, "")
+
+
+def type_check(
+    expressions: Sequence[str],
+    variables: Sequence[tuple[str, str]],
+    object_type: SchemaType,
+    params_type: SchemaType | None,
+) -> list[str]:
+    """``TypeChecker.CheckExpression`` against one kind: each expression's issues (``""`` for none).
+
+    The variables (name, expression) are compiled first, in order, each with those before it declared as its
+    result type, dyn when it does not compile (``CompileAndStoreVariables``); ``params`` is declared only with
+    ``params_type``; no result type is required (``typeCheckingCompiler``)."""
+    has_params = params_type is not None
+    declared: list[tuple[str, str]] = []
+    for name, expression in variables:
+        checked, _ = _check_issues(_typed_env(has_params, tuple(declared), object_type, params_type), expression)
+        declared.append((name, str(checked.return_type().name()) if checked is not None else "DYN"))
+    env = _typed_env(has_params, tuple(declared), object_type, params_type)
+    return [_check_issues(env, expression)[1] for expression in expressions]
 
 
 def _select_on_null(expression: str, values: Mapping[str, Any], text: str) -> str:

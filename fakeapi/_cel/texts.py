@@ -76,6 +76,9 @@ def _cel_go_message(message: str, source: str, line: int, column: int) -> str:
     return message
 
 
+_SELECT_ON_ERROR = "expression of type '*error*' cannot be the operand of a select operation"
+
+
 def parse_issues(text: str, source: str = "", shift: int = 0) -> list[Issue]:
     """The issues of a cel-cpp compile failure (``INVALID_ARGUMENT: ERROR: <input>:1:5: ...``) in ``source``,
     compiled ``shift`` lines below where the rule starts."""
@@ -85,6 +88,9 @@ def parse_issues(text: str, source: str = "", shift: int = 0) -> list[Issue]:
         match = _ISSUE.match(line)
         if match:
             row, column = int(match.group(1)) - shift, int(match.group(2))
+            if match.group(3) == _SELECT_ON_ERROR:
+                # cel-go's checker takes a field of an erroneous operand as dyn, silently (``checkSelect``).
+                continue
             undeclared = _UNDECLARED_SELECT.match(match.group(3))
             if undeclared:
                 # cel-cpp names the whole ``a.b.c`` at its last dot; cel-go the identifier ``a``, where it starts.

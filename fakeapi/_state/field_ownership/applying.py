@@ -82,8 +82,10 @@ def merge_applied(
     force: bool,
     now: str,
     status_is_subresource: bool,
+    subresource: str = "",
 ) -> dict[str, Any]:
-    """The live object after ``manager`` applies ``applied``, with managedFields updated."""
+    """The live object after ``manager`` applies ``applied`` (through ``subresource``: ``status`` or none), with
+    managedFields updated; an applier's entry is its own per subresource (``BuildManagerIdentifier``)."""
     meta = live.get("metadata") or {}
     entries = [entry for entry in meta.get("managedFields") or [] if isinstance(entry, dict)]
     bare_live = with_entries(live, [])
@@ -95,7 +97,11 @@ def merge_applied(
     others: list[tuple[dict[str, Any], frozenset[Path]]] = []
     for entry in entries:
         owned = decoded(entry.get("fieldsV1"))
-        if entry.get("manager") == manager and entry.get("operation") == "Apply":
+        if (
+            entry.get("manager") == manager
+            and entry.get("operation") == "Apply"
+            and (entry.get("subresource") or "") == subresource
+        ):
             mine = entry
         else:
             others.append((entry, owned))
@@ -118,17 +124,18 @@ def merge_applied(
             kept.append(entry)
         elif remaining:
             kept.append({**entry, "fieldsV1": encode_fields(remaining)})
-    own = filtered(new_set, subresource="", status_is_subresource=status_is_subresource)
+    own = filtered(new_set, subresource=subresource, status_is_subresource=status_is_subresource)
     if own:
         changed = not equal(bare_live, result)
-        kept.append(
-            {
-                "apiVersion": api_version,
-                "fieldsType": "FieldsV1",
-                "fieldsV1": encode_fields(own),
-                "manager": manager,
-                "operation": "Apply",
-                "time": now if changed or mine is None else mine.get("time", now),
-            }
-        )
+        entry = {
+            "apiVersion": api_version,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": encode_fields(own),
+            "manager": manager,
+            "operation": "Apply",
+        }
+        if subresource:
+            entry["subresource"] = subresource
+        entry["time"] = now if changed or mine is None else mine.get("time", now)
+        kept.append(entry)
     return with_entries(result if isinstance(result, dict) else {}, sorted_entries(kept))

@@ -17,7 +17,9 @@ from fakeapi._state.defaults.admission import (
     validating_webhook_configuration_defaults,
 )
 from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.policy_type_checking import reconcile_policy_status
 from fakeapi._state.resources import ResourceType, Subresource
+from fakeapi._state.storeview import StoreView
 from fakeapi._state.strategy import GenerationStrategy
 from fakeapi._state.tables.access import (
     MUTATING_WEBHOOK_PRINTER,
@@ -55,7 +57,8 @@ _WEBHOOK_CONFIGURATION = WebhookConfigurationStrategy()
 
 
 class AdmissionPolicyStrategy(GenerationStrategy):
-    """Validates a ValidatingAdmissionPolicy's spec after the metadata (docs/admission-policies.md)."""
+    """Validates a ValidatingAdmissionPolicy's spec after the metadata; after a write that raised its generation,
+    the status controller's type checking (:mod:`fakeapi._state.policy_type_checking`, docs/admission-policies.md)."""
 
     def validate_rules(
         self,
@@ -68,6 +71,12 @@ class AdmissionPolicyStrategy(GenerationStrategy):
         if subresource:
             return []
         return field.causes(validate_policy(obj, old))
+
+    def after_create(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
+        reconcile_policy_status(store, rtype, obj)
+
+    def after_update(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        reconcile_policy_status(store, rtype, obj)
 
 
 class AdmissionPolicyBindingStrategy(GenerationStrategy):
