@@ -77,11 +77,9 @@ def _walk_list(items: list[Any], node: Node, path: str, errors: list[field_error
 def _identity(value: Any) -> tuple[Any, ...]:
     """What Go's map lookup compares: the dynamic type and value of a scalar, the JSON of a compound."""
     if value is _UNSPECIFIED:
-        return _UNSPECIFIED
+        return ("unspecified",)
     if isinstance(value, (dict, list)):
         return ("json", encode(value))
-    if value is None or isinstance(value, bool):
-        return ("scalar", type(value), value)
     if isinstance(value, float):
         return ("float", float(value))
     return ("scalar", type(value), value)
