@@ -160,3 +160,20 @@ async def test_an_apply_of_another_type_is_refused_by_the_field_manager(
         assert (applied.status, applied.body) == (400, bad_request(f"invalid object type: {shown}"))
     assert (await client.get(f"{V1}/job-1")).body == stored
     assert (await client.get(f"{V1}/job-2")).status == 404
+
+
+async def test_the_apply_type_check_holds_for_status_and_for_built_in_kinds(client: RawClient) -> None:
+    await setup(client)
+    assert (await client.post(V1, {**job("example.com/v1"), "spec": {"a": 1}})).status == 201
+    stored = (await client.get(f"{V1}/job-1")).body
+    status = await client.patch(
+        f"{V1}/job-1/status?fieldManager=tool", {**job("example.com/v2"), "status": {"x": 1}}, content_type=APPLY
+    )
+    assert status.body == bad_request("invalid object type: example.com/v2, Kind=Job")
+    assert (await client.get(f"{V1}/job-1")).body == stored
+    config_map = {"apiVersion": "apps/v1", "kind": "ConfigMap", "metadata": {"name": "settings"}}
+    applied = await client.patch(
+        "/api/v1/namespaces/default/configmaps/settings?fieldManager=tool", config_map, content_type=APPLY
+    )
+    assert applied.body == bad_request("invalid object type: apps/v1, Kind=ConfigMap")
+    assert (await client.get("/api/v1/namespaces/default/configmaps/settings")).status == 404
