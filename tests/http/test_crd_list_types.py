@@ -40,6 +40,11 @@ SPEC = {
             "items": PAIR,
         },
         "groups": {"type": "array", "items": SET_OF_STRINGS},
+        "points": {
+            "type": "array",
+            "x-kubernetes-list-type": "set",
+            "items": {"type": "object", "properties": {"x": {"type": "number"}}},
+        },
         "byName": {"type": "object", "additionalProperties": SET_OF_STRINGS},
     },
 }
@@ -113,6 +118,17 @@ async def test_numbers_in_a_set_are_equal_only_with_the_same_go_type(client: Raw
         JOBS, b'{"apiVersion":"example.com/v1","kind":"Job","metadata":{"name":"job-2"},"spec":{"numbers":[1,1.0]}}'
     )
     assert created.status == 201, created.body
+
+
+async def test_objects_in_a_set_are_equal_when_their_json_is(client: RawClient) -> None:
+    await setup(client)
+    # As JSON, 1 and 1.0 are both written 1: the objects are the same item.
+    refused = await client.post(
+        JOBS,
+        b'{"apiVersion":"example.com/v1","kind":"Job","metadata":{"name":"job-1"},'
+        b'"spec":{"points":[{"x":1},{"x":2},{"x":1.0}]}}',
+    )
+    assert refused.body == invalid("job-1", ("spec.points[2]", 'Duplicate value: map[string]interface {}{"x":1}'))
 
 
 async def test_a_map_list_reports_repeated_keys_as_go_maps(client: RawClient) -> None:
