@@ -22,6 +22,7 @@ from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._patching.predecode import PreDecodeError, predecode_merge_patch
 from fakeapi._patching.yamltojson import YAMLToJSONError, yaml_to_json
 from fakeapi._state import schema
+from fakeapi._state.conversion import CRDConversion
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.typed import GoStructs
 from fakeapi._state.typed.converting import convert_unstructured
@@ -227,24 +228,38 @@ def _go_quote(text: str) -> str:
 def coerce_custom_resource(rtype: ResourceType, value: dict[str, Any]) -> tuple[dict[str, Any], list[str], str | None]:
     """The CR decoder's schema steps (``unstructuredSchemaCoercer.apply`` and the defaulter).
 
-    Only an object of this CRD's group and kind is touched: pruned to the schema (each dropped
-    field an ``unknown field`` strict error), non-nullable nulls dropped, defaults applied. Returns
-    the object, the strict errors, and the text of an embedded-resource coercion error, if any.
+    Only an object of this CRD's group and kind is touched: pruned to the schema of the version its
+    ``apiVersion`` names (each dropped field an ``unknown field`` strict error), non-nullable nulls
+    dropped, defaults applied. Returns the object, the strict errors, and the text of an
+    embedded-resource coercion error, if any.
     """
     api_version = value.get("apiVersion") or ""
     group = api_version.split("/")[0] if "/" in api_version else ""
     if not rtype.custom or value.get("kind") != rtype.kind or group != rtype.group:
         return value, [], None
+    version_schema = _schema_of(rtype, _version_of(value))
     strict: list[str] = []
     if not rtype.preserve_unknown_fields:
-        value, pruned = schema.prune(value, rtype.schema)
+        value, pruned = schema.prune(value, version_schema)
         strict = [f'unknown field "{path}"' for path in pruned if not path.startswith("metadata.")]
-    problem = schema.embedded_coercion_error(value, rtype.schema)
+    problem = schema.embedded_coercion_error(value, version_schema)
     if problem is not None:
         return value, strict, f"{problem.field}: {problem.message}"
-    value = schema.drop_nulls_without_defaults(value, rtype.schema)
-    value = schema.apply_defaults(value, rtype.schema)
+    value = schema.drop_nulls_without_defaults(value, version_schema)
+    value = schema.apply_defaults(value, version_schema)
     return value, strict, None
+
+
+def _schema_of(rtype: ResourceType, version: str) -> Any:
+    """The schema the CR codec coerces a body with: that of the version the body names, served or not,
+    and none (everything but ``apiVersion``, ``kind`` and ``metadata`` pruned) for a version the CRD does
+    not have (``structuralSchemas[gv.Version]``; docs/conversion.md, "A body at another version")."""
+    if version == rtype.version:
+        return rtype.schema
+    conversion = rtype.conversion
+    if not isinstance(conversion, CRDConversion):
+        return rtype.schema
+    return conversion.schemas.get(version) if version in conversion.versions else None
 
 
 def _version_of(value: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from fakeapi._http.admitting import admission_warnings, admitted_create, admitted_update
 from fakeapi._http.answers import answer_for, read_body, respond, served
-from fakeapi._http.applying import decode_apply_body, require_manager
+from fakeapi._http.applying import check_applied_type, decode_apply_body, require_manager
 from fakeapi._http.bodies import decode_object_body
 from fakeapi._http.context import ServerState
 from fakeapi._http.converting import storage_api_version, writes_convert
@@ -55,7 +55,7 @@ def _check_body_namespace(rtype: ResourceType, info: RequestInfo, obj: dict[str,
 def _check_api_version(rtype: ResourceType, obj: dict[str, Any], *, exact: bool = False) -> None:
     """``AcceptsGroupVersion``. A custom resource's body is decoded without conversion (the CRD
     handler's decoder copies unstructured objects), so it must be at the URL's version
-    (docs/conversion.md)."""
+    (docs/conversion.md). An apply is checked by :func:`check_applied_type` instead."""
     api_version = obj.get("apiVersion") or ""
     group = api_version.split("/")[0] if "/" in api_version else ""
     if group != rtype.group or not api_version or (exact and api_version != rtype.api_version):
@@ -72,6 +72,8 @@ async def handle_create(
     body = await read_body(request)
     options = parse_write_options("CreateOptions", request.query, request.headers.get("User-Agent", ""))
     decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
+    # The decoder's warnings are recorded as it finds them, so a refusal after it carries them too.
+    admission_warnings(request).extend(decoded.warnings)
     _check_api_version(rtype, decoded.obj, exact=rtype.custom)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     # A write stored at another version is computed at the request's (docs/conversion.md).
@@ -86,7 +88,7 @@ async def handle_create(
         committed.object,
         answer,
         status=201,
-        warnings=decoded.warnings + admission_warnings(request) + list(committed.warnings),
+        warnings=admission_warnings(request) + list(committed.warnings),
     )
 
 
@@ -108,6 +110,8 @@ async def handle_update(
     options = parse_write_options("UpdateOptions", request.query, request.headers.get("User-Agent", ""))
     media_type = body_media_type(request.headers.get("Content-Type"))
     decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
+    # The decoder's warnings are recorded as it finds them, so a refusal after it carries them too.
+    admission_warnings(request).extend(decoded.warnings)
     _check_api_version(rtype, decoded.obj, exact=rtype.custom)
     obj = _check_body_namespace(rtype, info, decoded.obj)
     _check_name(info, obj)
@@ -134,7 +138,7 @@ async def handle_update(
         rtype,
         committed.object,
         answer,
-        warnings=decoded.warnings + admission_warnings(request) + list(committed.warnings),
+        warnings=admission_warnings(request) + list(committed.warnings),
     )
 
 
@@ -194,7 +198,7 @@ async def _server_side_apply(
 ) -> web.Response:
     manager = require_manager(request.query.get("fieldManager"))
     applied = decode_apply_body(body)
-    _check_api_version(rtype, applied)
+    check_applied_type(applied, group=rtype.group, version=rtype.version, kind=rtype.kind)
     field_ownership.check_applied(
         applied, field_ownership.kind_atom(rtype), group=rtype.group, version=rtype.version, kind=rtype.kind
     )

@@ -14,6 +14,8 @@ The request pipeline for a CR body, step by step (apiextensions-apiserver ``cust
 - :func:`validate` (:mod:`.validating`): kube-openapi's ``SchemaValidator`` mapped to field errors, then the
   embedded-resource checks of ``objectmeta.Validate`` (:mod:`.embedded_validation`), with Go's spellings of
   values in messages (:mod:`.messages`) and strfmt's formats (:mod:`.formats`).
+- :func:`list_type_errors` (:mod:`.listtypes`): ``ValidateListSetsAndMaps``, the uniqueness of ``set`` and
+  ``map`` lists.
 - :func:`rule_causes` (:mod:`.rules`): the ``x-kubernetes-validations`` CEL rules, last (:mod:`fakeapi._cel`).
 
 These run on every write, so none of them copies the object up front: each returns its input itself when
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from fakeapi._state.schema.defaulting import apply_defaults, drop_nulls_without_defaults
 from fakeapi._state.schema.embedded import embedded_coercion_error
+from fakeapi._state.schema.listtypes import list_type_errors
 from fakeapi._state.schema.pruning import prune
 from fakeapi._state.schema.rules import rule_causes
 from fakeapi._state.schema.structural import Schema, status_only
@@ -36,6 +39,7 @@ __all__ = [
     "apply_defaults",
     "drop_nulls_without_defaults",
     "embedded_coercion_error",
+    "list_type_errors",
     "prune",
     "rule_causes",
     "status_only",
