@@ -18,18 +18,24 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from fakeapi import GateDecision, GateRequest, WatchValve
+from fakeapi import GateDecision, GateRequest, WatchValve, WebhookCall
 
 __all__ = ["Conductor", "Held"]
 
 
 @dataclass(eq=False)
 class Held:
-    """An actor waiting: at a request (``request``) or at another point of its code (``point``)."""
+    """An actor waiting: at a request (``request``) or at another point of its code (``point``).
+
+    A write in flight that calls an admission webhook waits too: ``call`` is the call, ``request``
+    the write, and the engine sets ``fault`` to fail the call rather than answer it.
+    """
 
     request: GateRequest | None
     future: asyncio.Future[GateDecision | None]
     point: str = ""
+    call: WebhookCall | None = None
+    fault: str | None = None
 
 
 class Conductor:
@@ -74,6 +80,10 @@ class Conductor:
         if not self.active:
             return None
         return await self._hold(actor, Held(None, asyncio.get_running_loop().create_future(), point))
+
+    async def hold(self, actor: str, held: Held) -> GateDecision | None:
+        """Hold ``actor`` at ``held`` (a webhook call of its write) until the engine releases it."""
+        return await self._hold(actor, held)
 
     async def _hold(self, actor: str, held: Held) -> GateDecision | None:
         self.held.setdefault(actor, []).append(held)
