@@ -71,7 +71,7 @@ from scenarios._model import (
     Step,
 )
 from scenarios._schedules import Chooser, observe
-from scenarios._webhooks import WebhookDesk, waiting_call
+from scenarios._webhooks import WebhookDesk, service_routes, waiting_call
 
 __all__ = ["FIXED_CLOCK", "Engine", "EngineStuck", "object_key"]
 
@@ -206,6 +206,8 @@ class Engine:
         self.conductor.active = False
         self.server.set_gate(self.conductor.gate)
         objects = list(objects)
+        if self.webhooks is not None:
+            self.server.set_webhook_services(service_routes(objects))
         loaded = self.server.load(*objects)
         self._kinds.clear()
         self._initial.clear()

@@ -4,9 +4,10 @@ Its ``gate`` is the hook installed with :meth:`FakeAPIServer.set_gate`. A reques
 the running scenario (its bearer token names it) waits on a future until the engine releases it with
 a :class:`GateDecision`; anything else (setup, the engine's own reads) passes at once. Points that
 are not requests (the end of a tick, where a process can die after its last side effect) are held
-the same way with :meth:`hold_point`. The engine learns, through ``expect``, the moment an actor it
-let run is held again or has finished: that is what makes a run a function of its schedule, without
-sleeps or polling.
+the same way with :meth:`hold_point`, and so is an admission webhook call of a write the engine
+let run, with :meth:`hold` (:mod:`scenarios._webhooks`). The engine learns, through ``expect``, the
+moment an actor it let run is held again or has finished: that is what makes a run a function of
+its schedule, without sleeps or polling.
 
 Every watch an actor opens gets a :class:`WatchValve`: its stream's later events wait there until
 the engine lets one through, so when a watcher sees another actor's write is a choice too.

@@ -27,7 +27,7 @@ from scenarios._faults import Fault
 from scenarios._gating import Conductor, Held
 from scenarios._model import ObjectKey, Option, WebhookHandler
 
-__all__ = ["WebhookDesk", "waiting_call", "webhook_names"]
+__all__ = ["WebhookDesk", "service_routes", "waiting_call", "webhook_names"]
 
 _LOG = logging.getLogger("scenarios")
 _CONFIGURATIONS = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")
@@ -41,6 +41,35 @@ def webhook_names(objects: Iterable[dict[str, Any]]) -> list[str]:
         if obj.get("kind") in _CONFIGURATIONS and str(obj.get("apiVersion", "")).startswith("admissionregistration."):
             names += [str(hook.get("name", "")) for hook in obj.get("webhooks") or [] if isinstance(hook, dict)]
     return names
+
+
+def service_routes(objects: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """Where the webhooks referenced by a Service are dialled: the Service's clusterIP and port, as
+    kube-apiserver dials them (``{"namespace/name:port": "clusterIP:port"}``, for
+    :meth:`FakeAPIServer.set_webhook_services`). A Service among the objects without a clusterIP is
+    left out: fakeapi then refuses its calls as a cluster refuses a Service without endpoints."""
+    objects = list(objects)
+    addresses: dict[tuple[str, str], str] = {}
+    for obj in objects:
+        if obj.get("kind") == "Service" and obj.get("apiVersion") == "v1":
+            metadata = obj.get("metadata") or {}
+            cluster_ip = str((obj.get("spec") or {}).get("clusterIP") or "")
+            if cluster_ip and cluster_ip != "None":
+                addresses[(metadata.get("namespace") or "default", metadata.get("name", ""))] = cluster_ip
+    routes: dict[str, str] = {}
+    for obj in objects:
+        if obj.get("kind") not in _CONFIGURATIONS:
+            continue
+        for hook in obj.get("webhooks") or []:
+            service = (hook.get("clientConfig") or {}).get("service") if isinstance(hook, dict) else None
+            if not isinstance(service, dict):
+                continue
+            port = service.get("port") if isinstance(service.get("port"), int) else 443
+            address = addresses.get((str(service.get("namespace", "")), str(service.get("name", ""))))
+            if address is not None:
+                host = f"[{address}]" if ":" in address else address
+                routes[f"{service.get('namespace')}/{service.get('name')}:{port}"] = f"{host}:{port}"
+    return routes
 
 
 def _refused(call: WebhookCall) -> WebhookTransportError:

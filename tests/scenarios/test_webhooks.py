@@ -22,7 +22,16 @@ URL = "https://10.0.0.7:8443/validate"
 JOB = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "job-1"}, "data": {"state": "pending"}}
 
 
-def configuration(policy: str) -> dict[str, Any]:
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "hooks", "namespace": "default"},
+    "spec": {"clusterIP": "10.96.0.20", "ports": [{"port": 443, "targetPort": 9443}]},
+}
+BY_SERVICE = {"service": {"namespace": "default", "name": "hooks", "path": "/validate"}}
+
+
+def configuration(policy: str, client_config: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingWebhookConfiguration",
@@ -30,7 +39,7 @@ def configuration(policy: str) -> dict[str, Any]:
         "webhooks": [
             {
                 "name": WEBHOOK,
-                "clientConfig": {"url": URL},
+                "clientConfig": client_config or {"url": URL},
                 "rules": [
                     {"operations": ["UPDATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}
                 ],
@@ -69,11 +78,14 @@ async def complete(ctx: TickContext) -> None:
     ctx.effect("complete", "default/job-1")
 
 
-def guarded(policy: str = "Ignore", faults: tuple[str, ...] = (), *, webhook: bool = True) -> Any:
+def guarded(
+    policy: str = "Ignore", faults: tuple[str, ...] = (), *, webhook: bool = True, by_service: bool = False
+) -> Any:
+    hooks = [SERVICE, configuration(policy, BY_SERVICE)] if by_service else [configuration(policy)]
     return scenario(
         name="webhook-guarded",
         variant=policy,
-        objects=[JOB, configuration(policy)] if webhook else [JOB],
+        objects=[JOB, *hooks] if webhook else [JOB],
         actors={"a": complete, "b": complete},
         faults=faults,
         checks=exactly_once("complete", "default/job-1"),
@@ -145,9 +157,9 @@ class FailB:
         return plain_b[0] if plain_b else default
 
 
-def _refused_write(policy: str, fault: str) -> RunRecord:
+def _refused_write(policy: str, fault: str, *, by_service: bool = False) -> RunRecord:
     async def run() -> RunRecord:
-        engine = Engine(guarded(policy, ("webhook-down",)))
+        engine = Engine(guarded(policy, ("webhook-down",), by_service=by_service))
         await engine.start()
         try:
             return await engine.run(FailB(fault))
@@ -187,6 +199,19 @@ class Script:
         described = [option.describe() for option in options]
         assert self.steps, f"the script ran out; offered {described}"
         return described.index(self.steps.pop(0))
+
+
+def test_a_webhook_behind_a_service_is_dialled_at_its_cluster_ip() -> None:
+    run = _refused_write("Fail", "webhook-down", by_service=True)
+    faulted = next(step for step in run.steps if step.fault == "webhook-down")
+    assert faulted.entry is not None and faulted.entry.status == 500
+    assert json.loads(faulted.entry.response_body)["message"] == (
+        f'Internal error occurred: failed calling webhook "{WEBHOOK}": failed to call webhook: Post '
+        '"https://hooks.default.svc:443/validate?timeout=10s": dial tcp 10.96.0.20:443: connect: connection refused'
+    )
+    answered = [step for step in run.steps if step.option.webhook and step.fault is None and step.entry is not None]
+    assert [(step.actor, step.entry.status) for step in answered if step.entry is not None] == [("a", 200)]
+    assert [effect.actor for effect in run.effects_named("complete")] == ["a"]
 
 
 def test_a_write_waits_at_admission_as_a_step_of_its_own() -> None:
