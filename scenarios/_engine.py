@@ -15,6 +15,9 @@ like releasing a request, so when a watcher sees another actor's write is part o
 This needs the standard asyncio loop (it reads the loop's ready queue and selector) and async
 ticks: a thread blocked on a watch cannot be told from a thread at work.
 
+Webhooks: with a scenario's ``webhooks``, every admission webhook call a write makes is held too,
+as a step of the writing actor (:mod:`scenarios._webhooks`); the write waits at admission meanwhile.
+
 Crashes follow docs/scenarios-crash-model.md: an actor dies before a request leaves, after the
 server ran a write (before it acts on the answer), or at the end of a tick whose last action was a
 side effect. An async tick is cancelled where it stands; a synchronous one (a thread) gets
@@ -68,6 +71,7 @@ from scenarios._model import (
     Step,
 )
 from scenarios._schedules import Chooser, observe
+from scenarios._webhooks import WebhookDesk, service_routes, waiting_call
 
 __all__ = ["FIXED_CLOCK", "Engine", "EngineStuck", "object_key"]
 
@@ -142,6 +146,11 @@ class Engine:
         # which lists the store as it stands, is ordered with the writes like any read.
         self.conductor.hold_watches = True
         self.conductor.on_watch = self._watch_opened
+        self.webhooks: WebhookDesk | None = None
+        if scenario.webhooks:
+            self.webhooks = WebhookDesk(scenario.webhooks, self.conductor)
+            self.webhooks.check(scenario.objects)
+            self.server.set_webhook_caller(self.webhooks)
         self._settling: str | None = None
         self._parked: asyncio.Future[None] | None = None
         self.pointer = KubeconfigPointer()
@@ -197,6 +206,8 @@ class Engine:
         self.conductor.active = False
         self.server.set_gate(self.conductor.gate)
         objects = list(objects)
+        if self.webhooks is not None:
+            self.server.set_webhook_services(service_routes(objects))
         loaded = self.server.load(*objects)
         self._kinds.clear()
         self._initial.clear()
@@ -337,6 +348,14 @@ class Engine:
                 continue
             for held in self.conductor.held[actor]:
                 request = held.request
+                if held.call is not None and request is not None and self.webhooks is not None:
+                    where = (request.group, request.resource, request.namespace, request.name)
+                    calls = self.webhooks.options(
+                        actor, held, where, self._reaches(request), self.faults if budget else ()
+                    )
+                    options += calls
+                    pending += [held] * len(calls)
+                    continue
                 if request is None:
                     options.append(Option(actor, None, "", "", TICK_END, _NO_TARGET))
                     options.append(Option(actor, "crash", "", "", TICK_END, _NO_TARGET))
@@ -427,6 +446,8 @@ class Engine:
             return await self._deliver(option, held)
         if option.verb in STEPPED:
             return self._step_controllers(option)
+        if option.webhook:
+            return await self._answer_call(option, held)
         record = self._record
         runtime = self._runtimes[option.actor]
         request = held.request
@@ -459,10 +480,39 @@ class Engine:
             await self._release(option.actor, held, decision)
             if option.fault == "timeout":
                 step.resends_cut = await self._cut_resends(option, request)
+            self._note_admission(step)
         if self.server.revision != step.revision_before:
             step.committed = True
             step.state_after = self._fetch(option.target)
         return step.committed
+
+    async def _answer_call(self, option: Option, held: Held) -> bool:
+        """Answer (or, with a fault, fail) a webhook call of an actor's write, and let the write go on."""
+        record = self._record
+        runtime = self._runtimes[option.actor]
+        request = held.request
+        assert request is not None
+        step = Step(len(record.steps) + 1, option, runtime.incarnation, request.query, request.sequence)
+        step.revision_before = self.server.revision
+        record.steps.append(step)
+        runtime.last_step = step.number
+        if option.fault is not None:
+            self._faults_used += 1
+        self.conductor.take(option.actor, held)
+        held.fault = option.fault
+        await self._release(option.actor, held, None)
+        self._note_admission(step)
+        if self.server.revision != step.revision_before:
+            step.committed = True
+            step.state_after = self._fetch(option.target)
+        return step.committed
+
+    def _note_admission(self, step: Step) -> None:
+        """A write that now waits on a webhook call has not answered: its answer belongs to a later step."""
+        call = waiting_call(self.conductor, step.actor, step.sequence) if step.sequence else None
+        if call is not None:
+            step.waits_on = call.webhook
+            step.sequence = 0
 
     def _step_controllers(self, option: Option) -> bool:
         """A controller's write, or a move of the clock; either is a step of the run."""
@@ -546,8 +596,14 @@ class Engine:
     async def _release(self, actor: str, held: Held, decision: GateDecision | None) -> None:
         waiter = self.conductor.expect(actor)
         self.pointer.point(self.clients[actor].kubeconfig)
+        if self.webhooks is not None and held.request is not None:
+            self.webhooks.releasing = (actor, held.request)
         self.conductor.release(held, decision)
-        await self._settle(actor, waiter)
+        try:
+            await self._settle(actor, waiter)
+        finally:
+            if self.webhooks is not None:
+                self.webhooks.releasing = None
 
     async def _cut_resends(self, option: Option, request: GateRequest | None) -> int:
         """A timeout lasts through the client library's own resends of the request (none is a choice)."""

@@ -22,6 +22,10 @@ reproduces on a real cluster:
   die between two observable actions of a tick (docs/scenarios-crash-model.md): before a request
   leaves (``crash``), after the server ran a write and before the actor acts on the answer
   (``crash-after``), and at the end of a tick whose last action was a side effect.
+* ``webhook-down``: an admission webhook call of a write fails, the connection to the webhook refused
+  (``webhook-down``) or its answer not back within ``timeoutSeconds`` (``webhook-timeout``). The
+  apiserver then refuses the write (``failurePolicy: Fail``) or carries on without the webhook
+  (``Ignore``); fakeapi's admission chain decides which and words the refusal.
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ class Fault:
     ``reaches_store`` False: the request never reaches the store, so the step commutes with every
     other actor's. ``crash``: where the actor dies (``before`` its request leaves, ``after`` the server
     ran it, at a ``tick-end``); the engine does that part. ``part_of``: the user-facing fault that
-    enables this one (``crash`` enables ``crash-after``).
+    enables this one (``crash`` enables ``crash-after``). ``webhook``: how a webhook call fails
+    (``refused``, ``timeout``): the fault strikes a held webhook call, never a request.
     """
 
     name: str
@@ -58,6 +63,7 @@ class Fault:
     reaches_store: bool
     crash: str | None = None
     part_of: str | None = None
+    webhook: str | None = None
 
     def applies(self, request: GateRequest, *, stale_revision: int | None) -> bool:
         """Whether this fault can happen to the request on a real cluster (the engine adds the crash
@@ -153,6 +159,9 @@ _DECISIONS: dict[str, Callable[[GateRequest, int | None], GateDecision | None]] 
     "watch-expire": lambda request, _: None,
     "crash": _cut,
     "crash-after": lambda request, _: GateDecision(drop_response=True),
+    # A webhook fault is the engine's caller failing the call, not a gate decision.
+    "webhook-down": lambda request, _: None,
+    "webhook-timeout": lambda request, _: None,
 }
 
 FAULTS: dict[str, Fault] = {
@@ -221,6 +230,25 @@ FAULTS: dict[str, Fault] = {
             reaches_store=True,
             crash="after",
             part_of="crash",
+        ),
+        Fault(
+            "webhook-down",
+            "an admission webhook call of a write is refused (nothing listens); the webhook's failurePolicy "
+            "decides: Fail refuses the write with 500, Ignore lets it go on",
+            "the webhook's connection was refused: Fail refused the write, Ignore let it through",
+            (),
+            reaches_store=True,
+            webhook="refused",
+        ),
+        Fault(
+            "webhook-timeout",
+            "an admission webhook call of a write gets no answer within its timeoutSeconds; as webhook-down, "
+            "failurePolicy decides",
+            "the webhook did not answer in time: Fail refused the write, Ignore let it through",
+            (),
+            reaches_store=True,
+            webhook="timeout",
+            part_of="webhook-down",
         ),
     )
 }

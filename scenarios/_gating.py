@@ -4,9 +4,10 @@ Its ``gate`` is the hook installed with :meth:`FakeAPIServer.set_gate`. A reques
 the running scenario (its bearer token names it) waits on a future until the engine releases it with
 a :class:`GateDecision`; anything else (setup, the engine's own reads) passes at once. Points that
 are not requests (the end of a tick, where a process can die after its last side effect) are held
-the same way with :meth:`hold_point`. The engine learns, through ``expect``, the moment an actor it
-let run is held again or has finished: that is what makes a run a function of its schedule, without
-sleeps or polling.
+the same way with :meth:`hold_point`, and so is an admission webhook call of a write the engine
+let run, with :meth:`hold` (:mod:`scenarios._webhooks`). The engine learns, through ``expect``, the
+moment an actor it let run is held again or has finished: that is what makes a run a function of
+its schedule, without sleeps or polling.
 
 Every watch an actor opens gets a :class:`WatchValve`: its stream's later events wait there until
 the engine lets one through, so when a watcher sees another actor's write is a choice too.
@@ -18,18 +19,24 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from fakeapi import GateDecision, GateRequest, WatchValve
+from fakeapi import GateDecision, GateRequest, WatchValve, WebhookCall
 
 __all__ = ["Conductor", "Held"]
 
 
 @dataclass(eq=False)
 class Held:
-    """An actor waiting: at a request (``request``) or at another point of its code (``point``)."""
+    """An actor waiting: at a request (``request``) or at another point of its code (``point``).
+
+    A write in flight that calls an admission webhook waits too: ``call`` is the call, ``request``
+    the write, and the engine sets ``fault`` to fail the call rather than answer it.
+    """
 
     request: GateRequest | None
     future: asyncio.Future[GateDecision | None]
     point: str = ""
+    call: WebhookCall | None = None
+    fault: str | None = None
 
 
 class Conductor:
@@ -74,6 +81,10 @@ class Conductor:
         if not self.active:
             return None
         return await self._hold(actor, Held(None, asyncio.get_running_loop().create_future(), point))
+
+    async def hold(self, actor: str, held: Held) -> GateDecision | None:
+        """Hold ``actor`` at ``held`` (a webhook call of its write) until the engine releases it."""
+        return await self._hold(actor, held)
 
     async def _hold(self, actor: str, held: Held) -> GateDecision | None:
         self.held.setdefault(actor, []).append(held)

@@ -158,6 +158,11 @@ async def explore_live(
     scenario: Scenario, kubeconfig: Path, settings: Settings, *, progress: Progress | None = None
 ) -> Exploration:
     """Run the scenario ``settings.schedules`` times (default 20 when not random) against a real cluster."""
+    if scenario.webhooks:
+        raise ValueError(
+            "a scenario with in-process webhook handlers runs against fakeapi only: a real cluster calls its "
+            "webhooks over HTTPS, so serve them there and leave webhooks out of the scenario"
+        )
     result = Exploration(scenario, settings, "live")
     started = time.perf_counter()
     pointer = KubeconfigPointer()

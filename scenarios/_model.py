@@ -10,7 +10,7 @@ the schedule: the choices alone replay the run.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,9 +37,13 @@ __all__ = [
     "Scenario",
     "Step",
     "Violation",
+    "WebhookHandler",
 ]
 
 RunHook = Callable[[], Awaitable[None] | None]
+WebhookHandler = Callable[[dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]]
+"""An admission webhook in the scenario's process: given the AdmissionReview the apiserver posts, the
+``response`` it answers (``allowed``, ``status``, ``patch``, ``warnings``; the uid is filled in)."""
 ObjectKey = tuple[str, str, str, str]
 """``(group, resource, namespace, name)``, as the apiserver routes a request."""
 
@@ -100,6 +104,10 @@ class Scenario:
     schedule places, and so is every move of the fake clock to the next instant a controller's
     timed step falls due, up to ``horizon`` seconds after the run's start. ``nodes`` and
     ``outcomes`` are the fake nodes and the container outcome rules they run with.
+
+    ``webhooks`` answers the admission webhooks of the configurations among ``objects``, by webhook
+    name, in process (no HTTP server). In a run every call a write makes to one of them is a step of
+    the writing actor, which the ``webhook-down`` fault can fail (docs/scenarios-faults.md).
     """
 
     name: str
@@ -121,6 +129,7 @@ class Scenario:
     nodes: tuple[str, ...] = ()
     outcomes: tuple[OutcomeRule, ...] = ()
     horizon: float = 60.0
+    webhooks: Mapping[str, WebhookHandler] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -130,8 +139,10 @@ class Scenario:
     def fingerprint(self) -> str:
         """A hash of what decides which options a run offers (the checks and hooks do not): a schedule
         id carries it, and a replay refuses an id written for another scenario."""
+        webhooks = {"webhooks": sorted(self.webhooks)} if self.webhooks else {}
         return scenario_fingerprint(
             {
+                **webhooks,
                 "name": self.name,
                 "variant": self.variant,
                 "objects": list(self.objects),
@@ -174,6 +185,9 @@ class Option:
     the clock (:data:`CLOCK`) the time it moves by. ``reaches`` marks a request whose effects go
     beyond its target: a delete (the garbage collector acts on dependents inside it) or a write to
     an object being deleted (removing its last finalizer deletes it, and so its dependents).
+    ``webhook`` names the admission webhook a write in flight is calling: the option answers (or,
+    with a fault, fails) that call, and the write goes on to its end or its next call; it has the
+    write's method, verb and target, and its path ends with ``#webhook=<name>``.
     """
 
     actor: str
@@ -184,6 +198,7 @@ class Option:
     target: ObjectKey
     reaches: bool = False
     reads: frozenset[tuple[str, str]] | None = None
+    webhook: str = ""
 
     @property
     def label(self) -> tuple[str, str, str, str]:
@@ -204,6 +219,8 @@ class Option:
             text = f"{self.actor}: end of tick"
         elif self.verb == WATCH_EVENT:
             text = f"{self.actor}: next event of watch {self.target[1]}"
+        elif self.webhook:
+            text = f"{self.actor}: webhook {self.webhook} of {self.method} {self.target[3] or self.target[1]}"
         else:
             text = f"{self.actor}: {self.method} {self.target[3] or self.target[1]}"
         return f"{text} [{self.fault}]" if self.fault else text
@@ -250,6 +267,8 @@ class Step:
     resends_cut: int = 0
     resend_of: int = 0
     event: str = ""
+    waits_on: str = ""
+    """The admission webhook the write waits on after this step (it has not answered yet)."""
 
     @property
     def actor(self) -> str:

@@ -139,6 +139,8 @@ def _what(step: Step) -> str:
     if entry is not None and entry.content_type and step.option.method in ("PATCH", "PUT", "POST"):
         kind = entry.content_type.split(";")[0].removeprefix("application/").removesuffix("+json")
         what += f" ({kind})"
+    if step.option.webhook:
+        return f"webhook {step.option.webhook} of {step.option.method} {what}"
     return f"{step.option.method} {what}"
 
 
@@ -186,6 +188,8 @@ def _client_view(step: Step) -> list[str]:
 def _events(run: RunRecord, number: int) -> list[str]:
     step = run.steps[number - 1]
     events = _client_view(step)
+    if step.waits_on:
+        events.append(f"the write waits at admission on webhook {step.waits_on}")
     if step.resend_of:
         events.append(
             f"sent again after step {step.resend_of}'s connection was cut (client libraries resend by themselves)"
@@ -229,9 +233,11 @@ def _mermaid(scenario: Scenario, run: RunRecord) -> str:
             lines.append(f"    S-){actor}: {_mermaid_text(label)}")
         elif not step.option.is_request:
             lines.append(f"    Note over {actor}: {_mermaid_text(label)}")
+        elif step.option.webhook:
+            lines.append(f"    S->>S: {_mermaid_text(label)}")
         else:
             lines.append(f"    {actor}->>S: {_mermaid_text(label)}")
-        if step.option.is_request and step.fault != "crash":
+        if step.option.is_request and step.fault != "crash" and not step.waits_on:
             version = _response_version(step)
             answer = f"{_status(step)} rv {version}" if version else _status(step)
             arrow = "--x" if step.fault in ("lost-response", "timeout", "watch-drop", "crash-after") else "-->>"
@@ -290,9 +296,12 @@ def _exchange(step: Step) -> str:
             lines.append(f"fault: {step.fault}: {_TICK_END_CRASH}")
         return "\n".join([*lines, ""])
     path = entry.path + (f"?{entry.query}" if entry.query else "") if entry is not None else step.option.path
-    lines = [f"### {step.number}. {step.actor} {step.option.method} {path}"]
+    call = f": webhook {step.option.webhook} of" if step.option.webhook else ""
+    lines = [f"### {step.number}. {step.actor}{call} {step.option.method} {path.partition('#')[0]}"]
     if step.fault:
         lines.append(f"fault: {step.fault}: {FAULTS[step.fault].summary}")
+    if step.waits_on:
+        lines.append(f"(the write waits at admission on webhook {step.waits_on}: its answer comes at a later step)")
     if entry is not None:
         if entry.body:
             lines.append(f"request ({entry.content_type}): {_text(entry.body)}")

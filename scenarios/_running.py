@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scenarios._actors import Actor, SetupHook, Tick
 from scenarios._exploration import Exploration, Settings
 from scenarios._exploring import Progress, explore_async, run_in_own_loop
-from scenarios._model import Check, RunHook, Scenario
+from scenarios._model import Check, RunHook, Scenario, WebhookHandler
 from scenarios._probing import HostileReport, probe_async
 from scenarios._progress import ProgressDisplay
 from scenarios._schedules import Shard
@@ -81,6 +81,7 @@ def scenario(
     nodes: Sequence[str] = (),
     outcomes: Sequence[OutcomeRule] = (),
     horizon: float = 60.0,
+    webhooks: Mapping[str, WebhookHandler] | None = None,
 ) -> Scenario:
     """A scenario.
 
@@ -98,6 +99,12 @@ def scenario(
     are steps the schedule places among the actors' requests, and so are the fake clock's moves to
     the next instant a timed step falls due, up to ``horizon`` seconds. ``nodes`` names the fake
     nodes (one ``node-1`` by default), ``outcomes`` says what containers do (:class:`fakeapi.OutcomeRule`).
+
+    ``webhooks`` (``{"webhook name": handler}``) answers the admission webhooks of the Validating- and
+    MutatingWebhookConfigurations in ``objects`` in process: ``handler(review)`` (sync or async) gets
+    the AdmissionReview fakeapi posts and returns its ``response`` (``{"allowed": False, "status":
+    {"code": 403, "message": "..."}}``; the uid is filled in). Every call a write makes is then a step
+    of the writer, and the ``webhook-down`` fault fails it (refused, or timed out).
     """
     accounts = dict(service_accounts or {})
     racers = _actors(actors, ticks=ticks, default_ticks=1, restarts=restarts, writer=False, service_accounts=accounts)
@@ -134,6 +141,7 @@ def scenario(
         nodes=tuple(nodes),
         outcomes=tuple(outcomes),
         horizon=horizon,
+        webhooks=dict(webhooks or {}),
     )
 
 
