@@ -46,9 +46,9 @@ def granted_roles(source: RBACSource, user: UserInfo, namespaces: list[str]) -> 
 
 
 def _bootstrap_policy(binding: Any) -> bool:
-    metadata = binding.get("metadata") if isinstance(binding.get("metadata"), dict) else {}
-    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
-    return bool(labels.get(_BOOTSTRAPPING) == "rbac-defaults")
+    metadata = binding.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return isinstance(labels, dict) and labels.get(_BOOTSTRAPPING) == "rbac-defaults"
 
 
 def _referred(source: RBACSource, binding: Any, namespace: str) -> dict[str, Any] | None:

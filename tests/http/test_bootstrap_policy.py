@@ -188,7 +188,9 @@ async def test_what_anonymous_may_do_follows_the_bindings_of_system_unauthentica
                 "kind": "ClusterRoleBinding",
                 "metadata": {"name": "anonymous-discovery"},
                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:discovery"},
-                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:unauthenticated"}],
+                "subjects": [
+                    {"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:unauthenticated"}
+                ],
             },
         )
         assert granted.status == 201
