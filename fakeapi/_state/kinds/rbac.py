@@ -97,14 +97,21 @@ def aggregate_cluster_roles(store: StoreView, rtype: ResourceType) -> None:
     if _DEFERRED.get():
         return
     roles = [obj for _, obj in sorted(store.bucket(rtype).items())]
-    for name, rules in aggregation_updates(roles).items():
+    updates = aggregation_updates(roles)
+    # The updates are the controller's fixpoint already: the syncs its own writes set off change
+    # nothing more, so they are not run again.
+    token = _DEFERRED.set(True)
+    try:
+        for name, rules in updates.items():
 
-        def with_rules(current: dict[str, Any], rules: list[dict[str, Any]] = rules) -> dict[str, Any]:
-            return {**current, "rules": rules}
+            def with_rules(current: dict[str, Any], rules: list[dict[str, Any]] = rules) -> dict[str, Any]:
+                return {**current, "rules": rules}
 
-        current = store.find(rtype, "", name)
-        if current is not None and metadata_of(current).get("deletionTimestamp") is None:
-            store.update(rtype, "", name, with_rules, manager=AGGREGATION_CONTROLLER, unconditional=True)
+            current = store.find(rtype, "", name)
+            if current is not None and metadata_of(current).get("deletionTimestamp") is None:
+                store.update(rtype, "", name, with_rules, manager=AGGREGATION_CONTROLLER, unconditional=True)
+    finally:
+        _DEFERRED.reset(token)
 
 
 TYPES: tuple[ResourceType, ...] = (
