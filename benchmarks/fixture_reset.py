@@ -4,7 +4,8 @@ The fixture restores the snapshot the session took of a new cluster before every
 cluster holds (docs/bootstrap.md) is in that snapshot, so its size is what the reset pays for. The
 script starts a server in its own thread as the plugin does and takes that snapshot; as a floor
 measured in the same run, it also snapshots a cluster of its namespaces alone (a server without
-namespace controllers, never started, its two PriorityClasses deleted). In
+namespace controllers, never started, its two PriorityClasses and its bootstrap RBAC policy
+deleted). In
 ``--rounds`` alternating rounds it restores each snapshot ``--warmup`` times unmeasured, then
 ``--restores`` times, and prints the medians of the CPU time of the process (both threads) and of
 the wall time per restore, with the number of objects each snapshot holds: the ratio says what
@@ -26,10 +27,22 @@ def _objects(snapshot: StoreSnapshot) -> int:
     return sum(len(bucket) for bucket in snapshot.objects.values())
 
 
+_POLICY_KINDS = (
+    ("RoleBinding", "rolebindings"),
+    ("Role", "roles"),
+    ("ClusterRoleBinding", "clusterrolebindings"),
+    ("ClusterRole", "clusterroles"),
+)
+
+
 def _namespaces_only() -> StoreSnapshot:
     server = FakeAPIServer(namespace_controllers=False)
     for name in ("system-node-critical", "system-cluster-critical"):
         server.delete("scheduling.k8s.io/v1", "PriorityClass", name)
+    objects = server.snapshot().objects
+    for kind, plural in _POLICY_KINDS:
+        for namespace, name in list(objects[("rbac.authorization.k8s.io", plural)]):
+            server.delete("rbac.authorization.k8s.io/v1", kind, name, namespace)
     return server.snapshot()
 
 

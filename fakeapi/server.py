@@ -511,6 +511,7 @@ class FakeAPIServer:
         def switch() -> None:
             self._state.authorization.mode = mode
             self._state.authentication.token_auth = self._state.config.token_auth or mode == "RBAC"
+            self._state.authentication.authorizing = mode == "RBAC"
 
         self._call(switch)
 

@@ -152,8 +152,12 @@ class TokenAuthenticator:
 class Authentication:
     """The chain a request goes through before it is handled (``filters.WithAuthentication``)."""
 
-    def __init__(self, *, token_auth: bool, store: Store) -> None:
+    def __init__(self, *, token_auth: bool, store: Store, authorizing: bool = False) -> None:
         self.token_auth = token_auth
+        # Under RBAC an anonymous request goes on to the authorizer, which allows what the
+        # ClusterRoleBindings of ``system:unauthenticated`` grant (``system:public-info-viewer`` on a
+        # new cluster); with token checks but no authorizer, those public paths are all it may read.
+        self.authorizing = authorizing
         self.store = store
         self.tokens = TokenAuthenticator()
         self.tokens.issue(_admin())
@@ -215,7 +219,7 @@ class Authentication:
         if not self.token_auth:
             return ANONYMOUS if token is None else User(token, (MASTERS, AUTHENTICATED))
         if token is None:
-            if path in _PUBLIC_PATHS:
+            if self.authorizing or path in _PUBLIC_PATHS:
                 return ANONYMOUS
             raise forbidden(ANONYMOUS, info, path, method, query)
         raise APIError("Unauthorized", reason="Unauthorized", code=401)

@@ -163,7 +163,9 @@ class ServerState:
             body_limit=self.config.journal_body_limit,
             max_bytes=self.config.journal_max_bytes,
         )
-        self.authentication = Authentication(token_auth=self.config.token_auth, store=self.store)
+        self.authentication = Authentication(
+            token_auth=self.config.token_auth, store=self.store, authorizing=self.config.authorization == "RBAC"
+        )
         self.authorization = Authorization(self.config.authorization, self.store)
         self.admission.decide = self.authorization.decide
         self.gate: Gate | None = None

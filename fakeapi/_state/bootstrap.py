@@ -7,6 +7,8 @@ A kube-apiserver, on an empty etcd, writes (docs/bootstrap.md):
 * the system PriorityClasses ``system-node-critical`` and ``system-cluster-critical``
   (``pkg/apis/scheduling/helpers.go`` ``SystemPriorityClasses``, created by the
   ``scheduling/bootstrap-system-priority-classes`` post-start hook);
+* the bootstrap RBAC policy (the ``rbac/bootstrap-roles`` post-start hook,
+  :mod:`fakeapi._state.bootstrap_policy`);
 * once it serves, the ``default/kubernetes`` Service that points at itself, and its Endpoints and
   EndpointSlice, as the endpoint reconciler writes them
   (``pkg/controlplane/controller/kubernetesservice/controller.go``,
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._state.bootstrap_policy import bootstrap_policy
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 
@@ -60,7 +63,7 @@ _SERVICE_PORT = 443
 
 
 def bootstrap(store: Store) -> None:
-    """The namespaces and PriorityClasses of a new cluster (what needs no listening port)."""
+    """The namespaces, PriorityClasses and RBAC policy of a new cluster (what needs no listening port)."""
     for name in SYSTEM_NAMESPACES:
         store.create(
             store.registry.namespaces,
@@ -82,6 +85,7 @@ def bootstrap(store: Store) -> None:
             },
             manager=APISERVER,
         )
+    bootstrap_policy(store, APISERVER)
 
 
 def publish_kubernetes_service(store: Store, address: str, port: int) -> None:

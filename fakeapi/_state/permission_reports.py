@@ -5,7 +5,10 @@ The report (``fakeapi._state.authorization.permissions``, docs/rbac.md) says whi
 requests used, the fewest rules that allow exactly those, which were refused (the rules missing
 from the manifests) and what the bound roles grant that no request used. ``granted_roles`` finds
 the bound roles in the store, as the authorizer would: a ClusterRole bound cluster-wide; a Role,
-or a ClusterRole a RoleBinding refers to, within the binding's namespace.
+or a ClusterRole a RoleBinding refers to, within the binding's namespace. The bindings of the
+cluster's bootstrap policy (labelled ``kubernetes.io/bootstrapping: rbac-defaults``: discovery,
+``system:basic-user`` and the like, which every authenticated user has) are no manifest's, so the
+roles only they grant are not compared.
 """
 
 from __future__ import annotations
@@ -19,21 +22,33 @@ from fakeapi._state.authorization.resolving import applies_to
 
 __all__ = ["granted_roles", "render_report"]
 
+_BOOTSTRAPPING = "kubernetes.io/bootstrapping"
+
 
 def granted_roles(source: RBACSource, user: UserInfo, namespaces: list[str]) -> list[dict[str, Any]]:
     """Every Role and ClusterRole the user's bindings grant, as roles scoped where they apply."""
     roles: list[dict[str, Any]] = []
     for binding in source.cluster_role_bindings():
+        if _bootstrap_policy(binding):
+            continue
         role = _referred(source, binding, "")
         if role is not None and applies_to(user, binding.get("subjects"), ""):
             roles.append(role)
     for namespace in namespaces:
         for binding in source.role_bindings(namespace):
+            if _bootstrap_policy(binding):
+                continue
             role = _referred(source, binding, namespace)
             if role is not None and applies_to(user, binding.get("subjects"), namespace):
                 # Within the binding's namespace only, whichever kind of role it refers to.
                 roles.append({**role, "kind": "Role", "metadata": {**role["metadata"], "namespace": namespace}})
     return roles
+
+
+def _bootstrap_policy(binding: Any) -> bool:
+    metadata = binding.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return isinstance(labels, dict) and labels.get(_BOOTSTRAPPING) == "rbac-defaults"
 
 
 def _referred(source: RBACSource, binding: Any, namespace: str) -> dict[str, Any] | None:

@@ -179,11 +179,13 @@ async def test_the_request_resource_check_carries_the_group_and_subresource(
 
 
 async def test_a_path_check(rbac: FakeAPIServer, hooks: WebhookServer, session: aiohttp.ClientSession) -> None:
+    # /healthz is every user's on a new cluster (system:public-info-viewer); /metrics is only
+    # system:monitoring's.
     rbac.load(
-        role("health", {"nonResourceURLs": ["/healthz"], "verbs": ["get"]}),
-        binding("health", ("ClusterRole", "health"), user("alice")),
+        role("metrics", {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}),
+        binding("metrics", ("ClusterRole", "metrics"), user("alice")),
     )
-    await deny_when(admin(rbac, session), hooks, "authorizer.path('/healthz').check('get').allowed()")
+    await deny_when(admin(rbac, session), hooks, "authorizer.path('/metrics').check('get').allowed()")
     assert (await as_user(rbac, session, "bob").post(CONFIGMAPS, configmap("by-bob"))).status == 201
     assert (await as_user(rbac, session, "alice").post(CONFIGMAPS, configmap("by-alice"))).status == 400
     assert len(hooks.received) == 1

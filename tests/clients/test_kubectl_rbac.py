@@ -18,33 +18,13 @@ from tests.clients.local import run_kubectl, threaded_server
 RBAC = "rbac.authorization.k8s.io/v1"
 ROLE_REF = {"apiGroup": "rbac.authorization.k8s.io"}
 ALICE = {"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}
-AUTHENTICATED = {"kind": "Group", "name": "system:authenticated", "apiGroup": "rbac.authorization.k8s.io"}
 
 
 def _objects() -> list[dict[str, Any]]:
-    """alice reads ConfigMaps in default; every authenticated user may discover the API and ask
-    what it may do (what the bootstrap policy's system:discovery and system:basic-user grant)."""
+    """alice reads ConfigMaps in default. Discovery and asking what one may do are every
+    authenticated user's on a new cluster (the bootstrap policy's system:discovery and
+    system:basic-user)."""
     return [
-        {
-            "apiVersion": RBAC,
-            "kind": "ClusterRole",
-            "metadata": {"name": "test-basics"},
-            "rules": [
-                {"nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/version"], "verbs": ["get"]},
-                {
-                    "apiGroups": ["authorization.k8s.io"],
-                    "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
-                    "verbs": ["create"],
-                },
-            ],
-        },
-        {
-            "apiVersion": RBAC,
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": "test-basics"},
-            "roleRef": {**ROLE_REF, "kind": "ClusterRole", "name": "test-basics"},
-            "subjects": [AUTHENTICATED],
-        },
         {
             "apiVersion": RBAC,
             "kind": "Role",

@@ -143,20 +143,15 @@ async def test_resource_names_allow_a_get_and_a_watch_pinned_by_field_selector_b
 async def test_a_non_resource_path_is_authorized_by_its_url(rbac: FakeAPIServer) -> None:
     async with aiohttp.ClientSession() as session:
         alice = as_(rbac, session, user="alice")
-        refused = await alice.get("/apis")
+        # The bootstrap policy grants the issuer's keys to ServiceAccounts only.
+        refused = await alice.get("/openid/v1/jwks")
         assert refused.status == 403
-        assert refused.json()["message"] == 'forbidden: User "alice" cannot get path "/apis"'
+        assert refused.json()["message"] == 'forbidden: User "alice" cannot get path "/openid/v1/jwks"'
         rbac.load(
-            role("discovery", {"nonResourceURLs": ["/apis", "/apis/*"], "verbs": ["get"]}, namespace=None),
-            binding(
-                "discovery",
-                "ClusterRole",
-                "discovery",
-                {"kind": "Group", "name": "system:authenticated"},
-                namespace=None,
-            ),
+            role("keys", {"nonResourceURLs": ["/openid/*"], "verbs": ["get"]}, namespace=None),
+            binding("keys", "ClusterRole", "keys", {"kind": "Group", "name": "system:authenticated"}, namespace=None),
         )
-        assert (await alice.get("/apis")).status == 200
+        assert (await alice.get("/openid/v1/jwks")).status == 200
 
 
 @pytest.mark.asyncio

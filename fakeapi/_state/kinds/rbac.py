@@ -11,6 +11,9 @@ check, as the policy-based storage runs it before the generic store.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.authorization import aggregation_updates, confirm_binding_write, confirm_role_write
@@ -27,10 +30,12 @@ from fakeapi._state.validation import rbac
 if TYPE_CHECKING:
     from fakeapi._state.storeview import StoreView
 
-__all__ = ["AGGREGATION_CONTROLLER", "TYPES"]
+__all__ = ["AGGREGATION_CONTROLLER", "TYPES", "aggregation_after"]
 
 _GROUP = "rbac.authorization.k8s.io"
 AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
+# Set while a batch of ClusterRoles is written whose aggregation runs once, after the last.
+_DEFERRED: ContextVar[bool] = ContextVar("aggregation_deferred", default=False)
 
 
 class RBACStrategy(Strategy):
@@ -70,17 +75,43 @@ class ClusterRoleStrategy(RBACStrategy):
         aggregate_cluster_roles(store, rtype)
 
 
+@contextmanager
+def aggregation_after(store: StoreView) -> Iterator[None]:
+    """Writes of ClusterRoles inside run the aggregation controller once, when they are all done.
+
+    The apiserver's bootstrap hook writes its ClusterRoles before kube-controller-manager's
+    controller sees any of them, so the aggregated roles are filled in after the last one.
+    """
+    token = _DEFERRED.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+    rtype = store.registry.resolve(_GROUP, "v1", "clusterroles")
+    assert rtype is not None, "the built-in clusterroles are always served"
+    aggregate_cluster_roles(store, rtype)
+
+
 def aggregate_cluster_roles(store: StoreView, rtype: ResourceType) -> None:
     """Write the rules every aggregating ClusterRole should have, where they differ."""
+    if _DEFERRED.get():
+        return
     roles = [obj for _, obj in sorted(store.bucket(rtype).items())]
-    for name, rules in aggregation_updates(roles).items():
+    updates = aggregation_updates(roles)
+    # The updates are the controller's fixpoint already: the syncs its own writes set off change
+    # nothing more, so they are not run again.
+    token = _DEFERRED.set(True)
+    try:
+        for name, rules in updates.items():
 
-        def with_rules(current: dict[str, Any], rules: list[dict[str, Any]] = rules) -> dict[str, Any]:
-            return {**current, "rules": rules}
+            def with_rules(current: dict[str, Any], rules: list[dict[str, Any]] = rules) -> dict[str, Any]:
+                return {**current, "rules": rules}
 
-        current = store.find(rtype, "", name)
-        if current is not None and metadata_of(current).get("deletionTimestamp") is None:
-            store.update(rtype, "", name, with_rules, manager=AGGREGATION_CONTROLLER, unconditional=True)
+            current = store.find(rtype, "", name)
+            if current is not None and metadata_of(current).get("deletionTimestamp") is None:
+                store.update(rtype, "", name, with_rules, manager=AGGREGATION_CONTROLLER, unconditional=True)
+    finally:
+        _DEFERRED.reset(token)
 
 
 TYPES: tuple[ResourceType, ...] = (
