@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from fakeapi._cel.library_costs import CONSTANT_COST_FUNCTIONS
 from fakeapi._cel.opaque import text_of
 
 __all__ = ["call_cost", "cost_function", "size_of"]
@@ -53,34 +54,7 @@ def _traversal(value: Any) -> int:
     return 1
 
 
-_NOMINAL = frozenset(
-    (
-        "masked",
-        "prefixLength",
-        "family",
-        "isUnspecified",
-        "isLoopback",
-        "isLinkLocalMulticast",
-        "isLinkLocalUnicast",
-        "isGlobalUnicast",
-        "format.named",
-        "sign",
-        "asInteger",
-        "isInteger",
-        "asApproximateFloat",
-        "isGreaterThan",
-        "isLessThan",
-        "compareTo",
-        "add",
-        "sub",
-        "getScheme",
-        "getHostname",
-        "getHost",
-        "getPort",
-        "getEscapedPath",
-        "getQuery",
-    )
-)
+_NOMINAL = CONSTANT_COST_FUNCTIONS  # the library functions whose call costs a constant 1
 # The Kubernetes types whose equality the library charges 1 (``_==_`` on a Quantity, IP, CIDR, Format or URL).
 _UNIT_EQUALITY = frozenset(("kubernetes.Quantity", "net.IP", "net.CIDR", "kubernetes.NamedFormat", "kubernetes.URL"))
 # Each named format's ``MaxRegexSize`` (``library/format.go``). Those of ``uri``, ``uuid``, ``byte``, ``date``

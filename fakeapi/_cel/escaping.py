@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SELECTABLE_RESERVED", "escape"]
+__all__ = ["RESERVED", "SELECTABLE_RESERVED", "escape"]
 
 SELECTABLE_RESERVED = frozenset(
     [
@@ -35,7 +35,8 @@ SELECTABLE_RESERVED = frozenset(
 )
 """The reserved words the parser still takes as a field name after a dot (not the literals true, false,
 null and the operator in)."""
-_RESERVED = SELECTABLE_RESERVED | {"true", "false", "null", "in"}
+RESERVED = SELECTABLE_RESERVED | {"true", "false", "null", "in"}
+"""CEL's reserved symbols (cel-go ``parser``), which no identifier may be."""
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXPAND = re.compile(r"__|[-./]|[^a-zA-Z0-9\-./_]")
 _SPELLED = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
@@ -45,7 +46,7 @@ def escape(name: str) -> str | None:
     """The CEL field name of a property, or None when the property is not exposed to rules."""
     if not name or name[0] in "0123456789":
         return None
-    if name in _RESERVED:
+    if name in RESERVED:
         return f"__{name}__"
     if _PLAIN.fullmatch(name) and "__" not in name:
         return name

@@ -19,12 +19,12 @@ from typing import Protocol
 
 from fakeapi._cel.estimates import MAX, ONE, AstNode, Estimate
 
-__all__ = ["library_call_cost"]
+__all__ = ["CONSTANT_COST_FUNCTIONS", "library_call_cost"]
 
 _TRAVERSAL = 0.1
 _REGEX = 0.25
 _LIST_FUNCTIONS = frozenset(("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"))
-_CONSTANT = frozenset(
+CONSTANT_COST_FUNCTIONS = frozenset(
     (
         "masked",
         "prefixLength",
@@ -200,7 +200,7 @@ def library_call_cost(
         return ONE, None
     if function == "ip.isCanonical" and args:
         return sizes.library_size(args[0]).factor(2 * _TRAVERSAL), None
-    if function in _CONSTANT:
+    if function in CONSTANT_COST_FUNCTIONS:
         return ONE, None
     if function == "validate" and args:
         # The longest pattern a named format checks with: 128 characters (``MaxNameFormatRegexSize``).

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from fakeapi._cel.escaping import RESERVED
 from fakeapi._state.validation import field
 from fakeapi._state.validation.admission_match_resources import validate_match_resources
 from fakeapi._state.validation.field import FieldError
@@ -39,31 +40,6 @@ _FAILURE_POLICIES = ("Fail", "Ignore")
 _REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
 _ACTIONS = ("Audit", "Deny", "Warn")
 _CEL_IDENTIFIER = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")
-_CEL_RESERVED = frozenset(
-    [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
-)
 _NEWLINES = re.compile(r"[\n\r]+")
 
 
@@ -160,7 +136,7 @@ def _variable(variable: Obj, compiler: _Compiler, path: str) -> list[FieldError]
     name, expression = _text(variable.get("name")), _text(variable.get("expression"))
     if not name.strip():
         errors.append(field.required(field.child(path, "name"), "name is not specified"))
-    elif not _CEL_IDENTIFIER.match(name) or name in _CEL_RESERVED:
+    elif not _CEL_IDENTIFIER.match(name) or name in RESERVED:
         errors.append(field.invalid(field.child(path, "name"), name, "name is not a valid CEL identifier"))
     if not expression.strip():
         errors.append(field.required(field.child(path, "expression"), "expression is not specified"))
