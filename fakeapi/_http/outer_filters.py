@@ -29,8 +29,12 @@ _CACHE_CONTROL = "no-cache, private"
 
 
 def audit_ids(seed: int) -> Callable[[], str]:
-    """``uuid.New``: random version 4 UUIDs, from the seed when the server has one, so runs replay."""
-    source: random.Random = random.Random(seed) if seed else random.SystemRandom()
+    """``uuid.New``: random version 4 UUIDs, from the seed when the server has one, so runs replay.
+
+    Without one the generator is seeded once from the system's entropy: an audit ID needs to be
+    unique, not secret, and a system call per request would be paid by every answer.
+    """
+    source = random.Random(seed or None)
 
     def new_audit_id() -> str:
         return str(uuid.UUID(int=source.getrandbits(128), version=4))

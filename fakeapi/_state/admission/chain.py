@@ -22,8 +22,9 @@ from fakeapi._state.admission.configurations import MUTATING, VALIDATING, Webhoo
 from fakeapi._state.admission.dispatching import MutationRound, WebhookContext, mutate, validate
 from fakeapi._state.admission.matching import exempt
 from fakeapi._state.admission.plugins import MUTATING_WEBHOOK, VALIDATING_POLICY, VALIDATING_WEBHOOK
-from fakeapi._state.admission.policies import CompiledPolicy, PolicyHook, policy_hooks
+from fakeapi._state.admission.policies import BINDINGS, POLICIES, CompiledPolicy, PolicyHook, policy_hooks
 from fakeapi._state.admission.policy_validating import dispatch
+from fakeapi._state.objects import metadata_of
 from fakeapi._state.storeview import StoreView
 
 __all__ = ["AdmissionChain"]
@@ -39,33 +40,52 @@ class AdmissionChain:
         self.caller = caller
         self.service_addresses: ServiceAddresses = dict(service_addresses or {})
         self._random: random.Random = random.Random(seed) if seed else random.SystemRandom()
-        self._cache: dict[str, tuple[object, int, list[Webhook]]] = {}
+        self._cache: dict[str, tuple[object, list[Webhook]]] = {}
         # The server's authorizer, which CEL conditions may ask (the server sets its own).
         self.decide: Decide = always_allow
-        self._policy_cache: tuple[int, list[PolicyHook]] | None = None
+        self._policy_cache: tuple[object, list[PolicyHook]] | None = None
         self._compiled: dict[tuple[str, str], CompiledPolicy] = {}
 
     def _new_uid(self) -> str:
         """``uuid.NewUUID``: a version 1 uuid, from the seed when the server has one, so runs replay."""
         return str(uuid.UUID(int=self._random.getrandbits(128), version=1))
 
-    def _webhooks(self, plural: str) -> list[Webhook]:
-        """The webhooks in force, read again only when something was written since (or the store restored)."""
+    def _contents(self, plural: str) -> object:
+        """What identifies the stored configurations of ``plural``: their bucket, keys and resourceVersions.
+
+        It changes when one of them is written or the store restored, and not when anything else is
+        written, so a write with no admission configurations in play does not read them again.
+        """
         rtype = self.store.registry.resolve("admissionregistration.k8s.io", "v1", plural)
-        bucket = self.store.bucket(rtype) if rtype is not None else None
+        if rtype is None:
+            return None
+        bucket = self.store.bucket(rtype)
+        return (id(bucket), tuple((key, metadata_of(obj).get("resourceVersion")) for key, obj in bucket.items()))
+
+    def _webhooks(self, plural: str) -> list[Webhook]:
+        """The webhooks in force, read again only when a configuration was written (or the store restored)."""
+        contents = self._contents(plural)
         cached = self._cache.get(plural)
-        if cached is not None and cached[0] is bucket and cached[1] == self.store.revision:
-            return cached[2]
+        if cached is not None and cached[0] == contents:
+            return cached[1]
         hooks = webhooks_of(self.store, plural)
-        self._cache[plural] = (bucket, self.store.revision, hooks)
+        self._cache[plural] = (contents, hooks)
         return hooks
 
     def _policies(self) -> list[PolicyHook]:
-        """The policies in force with their bindings, read again only when something was written since."""
-        revision = self.store.revision
-        if self._policy_cache is None or self._policy_cache[0] != revision:
-            self._policy_cache = (revision, policy_hooks(self.store, self._compiled))
-        return self._policy_cache[1]
+        """The policies in force with their bindings, read again when a policy or binding was written; a
+        policy with a ``paramKind`` resolves it in the registry, so then every time."""
+        contents = (self._contents(POLICIES), self._contents(BINDINGS))
+        cached = self._policy_cache
+        if cached is not None and cached[0] == contents:
+            return cached[1]
+        hooks = policy_hooks(self.store, self._compiled)
+        rtype = self.store.registry.resolve("admissionregistration.k8s.io", "v1", POLICIES)
+        policies = self.store.bucket(rtype).values() if rtype is not None else ()
+        with_params = any(isinstance(obj.get("spec"), dict) and obj["spec"].get("paramKind") for obj in policies)
+        # A paramKind resolves in the registry, which other writes (a CRD's) change: no caching then.
+        self._policy_cache = None if with_params else (contents, hooks)
+        return hooks
 
     def _context(self, warnings: list[str]) -> WebhookContext:
         return WebhookContext(self.store, self.caller, self.service_addresses, warnings, self._new_uid, self.decide)

@@ -10,26 +10,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from fakeapi._patching.govalues import go_type as dynamic_type
 from fakeapi._state.validation.objectmeta import validate_annotations, validate_labels
 
 __all__ = ["go_type", "restore_object_meta", "validate_converted_object"]
 
 
 def go_type(value: Any) -> str:
-    """``%T`` of a value as unstructured JSON decoding holds it."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return "map[string]interface {}"
+    """``%T`` of a value as unstructured JSON decoding holds it (``<nil>`` for a nil interface)."""
+    return dynamic_type(value) or "<nil>"
 
 
 def _nested_string(obj: dict[str, Any], *path: str) -> str:
