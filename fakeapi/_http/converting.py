@@ -7,6 +7,10 @@ The object sent for conversion is the stored one, which has no ``resourceVersion
 storage sets it on the decoded object afterwards. A conversion that fails is the error the
 storage returns as it is, which the handler answers as a 500 without reason
 (``ErrorToAPIStatus``); a watch wraps it as an internal error. docs/conversion.md.
+
+A built-in resource stored in another resource's shape (events.k8s.io/v1 Events, stored as core/v1
+Events) goes through the same steps with its conversion in place of the CRD's, which never fails
+and calls no webhook (docs/events.md).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any, cast
 
 from fakeapi._http.context import ServerState
 from fakeapi._state.conversion import ConversionError, CRDConversion, convert_object
+from fakeapi._state.conversion.events import EventConversion
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.webhook_client import HookResponse, hook_target
@@ -26,30 +31,44 @@ __all__ = [
     "at_version",
     "by_webhook",
     "converted_for_answer",
+    "converts_each",
     "storage_api_version",
     "writes_convert",
 ]
 
 
-def conversion_of(rtype: ResourceType) -> CRDConversion | None:
-    return cast("CRDConversion | None", rtype.conversion)
+def conversion_of(rtype: ResourceType) -> CRDConversion | EventConversion | None:
+    return cast("CRDConversion | EventConversion | None", rtype.conversion)
 
 
 def by_webhook(rtype: ResourceType) -> bool:
     """A version of a CRD whose conversion calls a webhook: what is stored may be at another version
     (the storage version, or one it was stored at before), so reads and writes go through it."""
     conversion = conversion_of(rtype)
-    return conversion is not None and conversion.by_webhook
+    return isinstance(conversion, CRDConversion) and conversion.by_webhook
+
+
+def converts_each(rtype: ResourceType) -> bool:
+    """Every stored object is converted for the request's version, not only given its apiVersion:
+    a CRD converted by webhook, and a built-in stored in another resource's shape."""
+    conversion = conversion_of(rtype)
+    return isinstance(conversion, EventConversion) or by_webhook(rtype)
 
 
 def writes_convert(rtype: ResourceType) -> bool:
     """Writes computed at the request's version and stored at another: a CRD's version other than
-    its storage version, and every version of a CRD converted by webhook."""
+    its storage version, every version of a CRD converted by webhook, and a built-in stored in
+    another resource's shape."""
     conversion = conversion_of(rtype)
+    if isinstance(conversion, EventConversion):
+        return True
     return conversion is not None and (conversion.by_webhook or rtype.version != rtype.storage_version)
 
 
 def storage_api_version(rtype: ResourceType) -> str:
+    conversion = conversion_of(rtype)
+    if isinstance(conversion, EventConversion):
+        return conversion.storage_api_version
     return (rtype.storage_version and f"{rtype.group}/{rtype.storage_version}") or rtype.api_version
 
 
@@ -71,6 +90,8 @@ async def at_version(state: ServerState, rtype: ResourceType, obj: dict[str, Any
     conversion = conversion_of(rtype)
     if conversion is None or obj.get("apiVersion") == rtype.api_version:
         return obj
+    if isinstance(conversion, EventConversion):
+        return conversion.from_storage(state.store.registry.structs, obj)
     return await _convert(state, conversion, obj, rtype.version)
 
 
@@ -80,6 +101,8 @@ async def at_storage_version(state: ServerState, rtype: ResourceType, obj: dict[
     conversion = conversion_of(rtype)
     assert conversion is not None
     prepared = with_metadata(obj, resourceVersion=None)
+    if isinstance(conversion, EventConversion):
+        return conversion.to_storage(state.store.registry.structs, prepared)
     return await _convert(state, conversion, prepared, rtype.storage_version)
 
 

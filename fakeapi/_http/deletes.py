@@ -19,7 +19,7 @@ from aiohttp import web
 from fakeapi._http.admitting import admission_warnings, admit_delete, admitted_delete
 from fakeapi._http.answers import answer_for, pretty, read_body, respond, served
 from fakeapi._http.context import ServerState
-from fakeapi._http.converting import by_webhook, converted_for_answer
+from fakeapi._http.converting import converted_for_answer, converts_each
 from fakeapi._http.negotiation import (
     body_media_type,
 )
@@ -155,7 +155,7 @@ async def handle_delete(
         delete,
         uid=options.uid,
         resource_version=options.resource_version,
-        read=read if by_webhook(rtype) else None,
+        read=read if converts_each(rtype) else None,
     )
     warnings = admission_warnings(request)
     if committed.deleted and (rtype.group, rtype.kind) not in _RETURNS_DELETED_OBJECT:
@@ -177,7 +177,7 @@ async def handle_delete_collection(
     attributes = await admit_delete(request, state, rtype, info, delete_options, "")
     # The collection is listed (each item converted) before anything is deleted.
     listed = [obj for obj in state.store.items(rtype, namespace) if matches(obj)]
-    converted = by_webhook(rtype)
+    converted = converts_each(rtype)
     seen = [await converted_for_answer(state, rtype, obj) for obj in listed] if converted else listed
     removed = []
     for obj, listed_as in zip(listed, seen, strict=True):

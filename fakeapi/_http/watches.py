@@ -20,7 +20,7 @@ from aiohttp.abc import AbstractStreamWriter
 
 from fakeapi._http.answers import served, served_encoding
 from fakeapi._http.context import ServerState
-from fakeapi._http.converting import at_version, by_webhook
+from fakeapi._http.converting import at_version, converts_each
 from fakeapi._http.keys import DEPRECATION, STREAM, VALVE
 from fakeapi._http.negotiation import negotiate_answer
 from fakeapi._http.options import parse_list_options, parse_resource_version
@@ -101,7 +101,7 @@ async def handle_watch(
             return _event_line(kind, encode_in_order(table))
         return _line_once(kind, obj, rtype, api_version)
 
-    converting = by_webhook(rtype)
+    converting = converts_each(rtype)
 
     async def render_event(kind: str, obj: dict[str, Any]) -> bytes:
         """The event's line; a conversion that fails ends the watch with an ERROR event, as the

@@ -33,6 +33,7 @@ from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state import field_ownership
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.resources import ResourceType
+from fakeapi._state.strategy import strategy_of
 from fakeapi.errors import APIError
 
 __all__ = ["handle_create", "handle_patch", "handle_update"]
@@ -143,7 +144,8 @@ async def handle_update(
 
 
 def _storage_key(rtype: ResourceType, info: RequestInfo) -> str:
-    prefix = f"/registry/{rtype.group}/{rtype.plural}" if rtype.group else f"/registry/{rtype.plural}"
+    group = rtype.storage_key[0]  # events.k8s.io Events are kept under the core group's key
+    prefix = f"/registry/{group}/{rtype.plural}" if group else f"/registry/{rtype.plural}"
     return f"{prefix}/{info.namespace}/{info.name}" if rtype.namespaced else f"{prefix}/{info.name}"
 
 
@@ -223,6 +225,7 @@ async def _server_side_apply(
             force=options.force,
             now=state.clock.timestamp(),
             status_is_subresource="status" in rtype.subresources,
+            renaming=strategy_of(rtype).field_renaming(rtype),
         )
 
     committed = await admitted_update(

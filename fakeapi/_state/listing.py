@@ -8,7 +8,8 @@ etcd does (``Store.items_at``); a token of revision -1 (what an expired continue
 reads the latest state.
 
 Field selectors support what ``ConvertFieldLabel`` supports per kind: ``metadata.name`` and
-``metadata.namespace`` everywhere, a CRD version's ``selectableFields``, and the built-ins' own.
+``metadata.namespace`` everywhere, a CRD version's ``selectableFields``, and the built-ins' own;
+an events.k8s.io/v1 selector names the stored core/v1 Event's fields its own way (docs/events.md).
 """
 
 from __future__ import annotations
@@ -16,16 +17,18 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from fakeapi._state.conversion.events import EVENTS_FIELD_LABELS
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError
 
 __all__ = ["ListPage", "decode_continue", "encode_continue", "field_values", "paginate", "supported_fields"]
 
 CONTINUE_VERSION = "meta.k8s.io/v1"
+_EVENTS_V1 = ("events.k8s.io", "Event")
 
 _BUILTIN_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("", "Pod"): (
@@ -59,6 +62,8 @@ _BUILTIN_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
 
 
 def supported_fields(rtype: ResourceType) -> set[str]:
+    if (rtype.group, rtype.kind) == _EVENTS_V1:
+        return set(EVENTS_FIELD_LABELS)
     fields = {"metadata.name"}
     if rtype.namespaced or not rtype.custom:
         fields.add("metadata.namespace")
@@ -78,13 +83,21 @@ def _lookup(obj: Any, path: str) -> str:
 
 
 def field_values(rtype: ResourceType, obj: dict[str, Any]) -> dict[str, str]:
-    """The field set a field selector is matched against."""
+    """The field set a field selector is matched against (``obj`` as stored)."""
+    if (rtype.group, rtype.kind) == _EVENTS_V1:
+        # The stored core/v1 Event's selectable fields, under the labels events.k8s.io/v1 gives them.
+        core = _values(_BUILTIN_FIELDS[("", "Event")], "Event", obj)
+        return {label: core[core_field] for label, core_field in EVENTS_FIELD_LABELS.items()}
+    return _values(supported_fields(rtype), rtype.kind, obj)
+
+
+def _values(fields: Iterable[str], kind: str, obj: dict[str, Any]) -> dict[str, str]:
     metadata = obj.get("metadata") or {}
     values = {"metadata.name": metadata.get("name", ""), "metadata.namespace": metadata.get("namespace", "")}
-    for field in supported_fields(rtype) - values.keys():
+    for field in set(fields) - values.keys():
         if field == "status.podIPs":
             values[field] = ",".join(ip.get("ip", "") for ip in (obj.get("status") or {}).get("podIPs") or [])
-        elif field == "source" and rtype.kind == "Event":
+        elif field == "source" and kind == "Event":
             values[field] = ((obj.get("source") or {}).get("component")) or obj.get("reportingComponent", "")
         else:
             values[field] = _lookup(obj, field)

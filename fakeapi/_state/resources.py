@@ -90,7 +90,8 @@ class ResourceType:
     defaulter: Defaulter | None = field(default=None, compare=False, hash=False, repr=False)
     printer: Printer | None = field(default=None, compare=False, hash=False, repr=False)
     # A custom resource's :class:`~fakeapi._state.conversion.CRDConversion` (its CRD's versions and
-    # ``spec.conversion``), read through ``conversion_of``, as the strategy is.
+    # ``spec.conversion``), or a built-in's conversion from the shape it is stored in
+    # (:class:`~fakeapi._state.conversion.events.EventConversion`), read through ``conversion_of``.
     conversion: object = field(default=None, compare=False, hash=False, repr=False)
     # The group, version and kind objects are stored as, where another resource's (events.k8s.io
     # Events are core/v1 Events in storage); discovery's storageVersionHash is computed from it.
@@ -156,8 +157,9 @@ class ResourceType:
 
     @property
     def storage_key(self) -> tuple[str, str]:
-        """Objects are stored once per group and resource, whatever version they are served at."""
-        return (self.group, self.plural)
+        """Objects are stored once per group and resource, whatever version they are served at; a
+        resource stored as another group's (events.k8s.io Events) shares that group's objects."""
+        return (self.stored_as[0] if self.stored_as else self.group, self.plural)
 
     def discovery_entry(self) -> dict[str, Any]:
         """The ``APIResource`` of ``/apis/{g}/{v}``, keys in the apiserver's order."""

@@ -72,6 +72,11 @@ class Strategy:
     def garbage_collected(self, rtype: ResourceType) -> bool:
         return True
 
+    def field_renaming(self, rtype: ResourceType) -> field_ownership.Renaming | None:
+        """How managedFields entries of another apiVersion name this kind's fields, for a kind
+        served in shapes that differ by field names (Events); None where names never differ."""
+        return None
+
     def default_propagation(self, rtype: ResourceType) -> str:
         """``DefaultGarbageCollectionPolicy``: what a delete without a policy does to dependents."""
         return "Background"
@@ -128,6 +133,7 @@ class Strategy:
                 subresource="",
                 now=now,
                 status_is_subresource=status_is_subresource,
+                renaming=self.field_renaming(rtype),
             )
         owned = field_ownership.applied_fields(applied, atom, status_is_subresource=status_is_subresource)
         entry = {
@@ -217,6 +223,7 @@ class Strategy:
             subresource=subresource,
             now=now,
             status_is_subresource="status" in rtype.subresources,
+            renaming=self.field_renaming(rtype),
         )
 
     def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:

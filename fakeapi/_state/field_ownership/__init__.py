@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.field_ownership.applying import applied_fields, check_applied, merge_applied
 from fakeapi._state.field_ownership.conflicts import conflict_error
+from fakeapi._state.field_ownership.entries import Renaming
 from fakeapi._state.field_ownership.fieldpath import encode_fields
 from fakeapi._state.field_ownership.schema import Atom, kind_atom
 from fakeapi._state.field_ownership.typed import TypedError
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Atom",
+    "Renaming",
     "TypedError",
     "applied_fields",
     "check_applied",

@@ -16,7 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi._state.field_ownership.conflicts import conflict_error
-from fakeapi._state.field_ownership.entries import decoded, filtered, sorted_entries, with_entries
+from fakeapi._state.field_ownership.entries import (
+    Renaming,
+    as_written,
+    filtered,
+    owned_at,
+    sorted_entries,
+    with_entries,
+)
 from fakeapi._state.field_ownership.fieldpath import FieldSet, Path, encode_fields
 from fakeapi._state.field_ownership.schema import Atom
 from fakeapi._state.field_ownership.typed import (
@@ -83,9 +90,12 @@ def merge_applied(
     now: str,
     status_is_subresource: bool,
     subresource: str = "",
+    renaming: Renaming | None = None,
 ) -> dict[str, Any]:
     """The live object after ``manager`` applies ``applied`` (through ``subresource``: ``status`` or none), with
-    managedFields updated; an applier's entry is its own per subresource (``BuildManagerIdentifier``)."""
+    managedFields updated; an applier's entry is its own per subresource (``BuildManagerIdentifier``).
+    Entries of another apiVersion are compared named as ``api_version`` names the fields
+    (``renaming``), and conflicts are reported in their own names."""
     meta = live.get("metadata") or {}
     entries = [entry for entry in meta.get("managedFields") or [] if isinstance(entry, dict)]
     bare_live = with_entries(live, [])
@@ -96,7 +106,7 @@ def merge_applied(
     mine: dict[str, Any] | None = None
     others: list[tuple[dict[str, Any], frozenset[Path]]] = []
     for entry in entries:
-        owned = decoded(entry.get("fieldsV1"))
+        owned = owned_at(entry, api_version, renaming)
         if (
             entry.get("manager") == manager
             and entry.get("operation") == "Apply"
@@ -105,7 +115,7 @@ def merge_applied(
             mine = entry
         else:
             others.append((entry, owned))
-    last = decoded(mine.get("fieldsV1")) if mine is not None else frozenset()
+    last = owned_at(mine, api_version, renaming) if mine is not None else frozenset()
     managed: FieldSet = set(new_set)
     for _, owned in others:
         managed |= owned
@@ -114,7 +124,7 @@ def merge_applied(
     touched = comparison.modified | comparison.added
     conflicts: list[tuple[dict[str, Any], Path]] = []
     for entry, owned in others:
-        conflicts.extend((entry, path) for path in owned & touched)
+        conflicts.extend((entry, path) for path in as_written(owned & touched, entry, api_version, renaming))
     if conflicts and not force:
         raise conflict_error(conflicts)
     kept: list[dict[str, Any]] = []
@@ -123,7 +133,7 @@ def merge_applied(
         if remaining == owned:
             kept.append(entry)
         elif remaining:
-            kept.append({**entry, "fieldsV1": encode_fields(remaining)})
+            kept.append({**entry, "fieldsV1": encode_fields(as_written(remaining, entry, api_version, renaming))})
     own = filtered(new_set, subresource=subresource, status_is_subresource=status_is_subresource)
     if own:
         changed = not equal(bare_live, result)

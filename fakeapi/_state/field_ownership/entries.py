@@ -6,16 +6,34 @@ a status subresource owns ``status`` only through it (the strategies' ``GetReset
 ``managedfields.go`` ``encodeManagedFields`` sorts the entries by operation, time, manager,
 apiVersion and subresource; ``BuildManagerIdentifier`` names a manager by its entry without the
 time (and, for an applier, without the apiVersion).
+
+An entry's set names the fields as its apiVersion does. A write at another version compares what it
+changes with the set converted to that version (structured-merge-diff converts the objects to each
+manager's version, ``merge/update.go``); a resource whose versions differ by a renaming of fields
+(:mod:`fakeapi._state.conversion.events`) gives that :data:`Renaming`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from fakeapi._patching.goencode import encode
 from fakeapi._state.field_ownership.fieldpath import FieldSet, Path, decode_fields
 
-__all__ = ["decoded", "filtered", "manager_identifier", "sorted_entries", "with_entries"]
+__all__ = [
+    "Renaming",
+    "as_written",
+    "decoded",
+    "filtered",
+    "manager_identifier",
+    "owned_at",
+    "sorted_entries",
+    "with_entries",
+]
+
+# Field paths of one apiVersion named as another names them: (paths, from, to).
+Renaming = Callable[[Iterable[Path], str, str], frozenset[Path]]
 
 _STRIPPED: frozenset[Path] = frozenset(
     {(("f", "apiVersion"),), (("f", "kind"),), (("f", "metadata"),)}
@@ -61,6 +79,23 @@ def decoded(fields: Any) -> frozenset[Path]:
         _decoded.clear()
     _decoded[id(fields)] = (fields, paths)
     return paths
+
+
+def owned_at(entry: dict[str, Any], api_version: str, renaming: Renaming | None) -> frozenset[Path]:
+    """An entry's set, named as ``api_version`` names the fields."""
+    owned = decoded(entry.get("fieldsV1"))
+    written = str(entry.get("apiVersion") or "")
+    if renaming is None or written == api_version:
+        return owned
+    return renaming(owned, written, api_version)
+
+
+def as_written(paths: Iterable[Path], entry: dict[str, Any], api_version: str, renaming: Renaming | None) -> FieldSet:
+    """Paths named as ``api_version`` names them, back in the entry's own apiVersion."""
+    written = str(entry.get("apiVersion") or "")
+    if renaming is None or written == api_version:
+        return set(paths)
+    return set(renaming(paths, api_version, written))
 
 
 def manager_identifier(entry: dict[str, Any]) -> str:

@@ -13,7 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi._state.field_ownership.entries import decoded, filtered, sorted_entries, with_entries
+from fakeapi._state.field_ownership.entries import (
+    Renaming,
+    as_written,
+    decoded,
+    filtered,
+    owned_at,
+    sorted_entries,
+    with_entries,
+)
 from fakeapi._state.field_ownership.fieldpath import Path, encode_fields
 from fakeapi._state.field_ownership.schema import Atom
 from fakeapi._state.field_ownership.typed import compare
@@ -32,8 +40,10 @@ def track(
     subresource: str,
     now: str,
     status_is_subresource: bool,
+    renaming: Renaming | None = None,
 ) -> dict[str, Any]:
-    """``new`` with its managedFields updated for this write by ``manager``."""
+    """``new`` with its managedFields updated for this write by ``manager``; ``renaming`` names the
+    fields of entries written at another apiVersion as this write's version does."""
     old_meta = (old or {}).get("metadata") or {}
     new_meta = new.get("metadata") or {}
     entries = new_meta.get("managedFields")
@@ -61,11 +71,12 @@ def track(
             my_fields = entry.get("fieldsV1")
             mine |= owned - removed
             continue
+        owned = owned_at(entry, api_version, renaming)
         remaining = owned - changed - removed
         if remaining == owned:
             kept.append(entry)  # untouched by this write: the stored entry stays as it is
         elif remaining:
-            kept.append({**entry, "fieldsV1": encode_fields(remaining)})
+            kept.append({**entry, "fieldsV1": encode_fields(as_written(remaining, entry, api_version, renaming))})
     if mine:
         entry = {
             "apiVersion": api_version,

@@ -26,6 +26,7 @@ from fakeapi._state.defaults.networking import endpoints_defaults
 from fakeapi._state.defaults.pods import pod_defaults
 from fakeapi._state.defaults.storage import persistent_volume_claim_defaults, persistent_volume_defaults
 from fakeapi._state.kinds.declaring import builtin
+from fakeapi._state.kinds.events import EVENT_STRATEGY
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType, Subresource
 from fakeapi._state.strategy import GenerationStrategy, Strategy
@@ -355,6 +356,7 @@ TYPES: tuple[ResourceType, ...] = (
         "events",
         "Event",
         short_names=("ev",),
+        strategy=EVENT_STRATEGY,
         defaulter=core_event_defaults,
         printer=EVENT_PRINTER,
     ),

@@ -30,6 +30,7 @@ def builtin(
     since: str = "",
     deprecated_in: str = "",
     replacement: str = "",
+    conversion: object = None,
 ) -> ResourceType:
     return ResourceType(
         group=group,
@@ -50,6 +51,7 @@ def builtin(
         since=since,
         deprecated_in=deprecated_in,
         replacement=replacement,
+        conversion=conversion,
     )
 
 
