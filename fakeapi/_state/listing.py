@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from fakeapi._state.conversion.events import EVENTS_FIELD_LABELS
 from fakeapi._state.resources import ResourceType
 from fakeapi.errors import APIError
 
@@ -29,6 +28,24 @@ __all__ = ["ListPage", "decode_continue", "encode_continue", "field_values", "pa
 
 CONTINUE_VERSION = "meta.k8s.io/v1"
 _EVENTS_V1 = ("events.k8s.io", "Event")
+
+# ``AddFieldLabelConversionsForEvent`` (pkg/apis/events/v1/conversion.go): the labels an
+# events.k8s.io/v1 field selector may use, each the core selectable field it is matched against.
+EVENTS_FIELD_LABELS: dict[str, str] = {
+    "reason": "reason",
+    "regarding.kind": "involvedObject.kind",
+    "regarding.namespace": "involvedObject.namespace",
+    "regarding.name": "involvedObject.name",
+    "regarding.uid": "involvedObject.uid",
+    "regarding.apiVersion": "involvedObject.apiVersion",
+    "regarding.resourceVersion": "involvedObject.resourceVersion",
+    "regarding.fieldPath": "involvedObject.fieldPath",
+    "reportingController": "reportingComponent",
+    "source": "source",
+    "type": "type",
+    "metadata.namespace": "metadata.namespace",
+    "metadata.name": "metadata.name",
+}
 
 _BUILTIN_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("", "Pod"): (

@@ -13,8 +13,8 @@ result out as the target's Go struct (:func:`~fakeapi._state.typed.ordering.in_g
 
 Three more things follow from the renaming:
 
-* field selectors of events.k8s.io/v1 (``AddFieldLabelConversionsForEvent``) name the core
-  selectable fields of ``pkg/registry/core/event/strategy.go`` ``ToSelectableFields``;
+* field selectors of events.k8s.io/v1 name the core selectable fields their own way
+  (:mod:`fakeapi._state.listing`);
 * ``metadata.managedFields`` entries keep the field names of the apiVersion their manager used;
   a write through the other version sees them renamed (:meth:`EventConversion.fields_at`);
 * :class:`EventConversion` is what the events.k8s.io/v1 descriptor holds as its ``conversion``.
@@ -29,7 +29,7 @@ from typing import Any
 from fakeapi._state.typed.ordering import in_go_order
 from fakeapi._state.typed.structs import GoStructs
 
-__all__ = ["CORE_EVENTS", "EVENTS_FIELD_LABELS", "EVENTS_V1", "EVENT_CONVERSION", "EventConversion"]
+__all__ = ["CORE_EVENTS", "EVENTS_V1", "EVENT_CONVERSION", "EventConversion"]
 
 CORE_EVENTS = "v1"
 EVENTS_V1 = "events.k8s.io/v1"
@@ -46,24 +46,6 @@ _TO_CORE = {
 }
 _TO_EVENTS = {core: events for events, core in _TO_CORE.items()}
 _STRUCTS = {CORE_EVENTS: "core/v1.Event", EVENTS_V1: "events/v1.Event"}
-
-# ``AddFieldLabelConversionsForEvent`` (pkg/apis/events/v1/conversion.go): the labels an
-# events.k8s.io/v1 field selector may use, each the core selectable field it is matched against.
-EVENTS_FIELD_LABELS: Mapping[str, str] = {
-    "reason": "reason",
-    "regarding.kind": "involvedObject.kind",
-    "regarding.namespace": "involvedObject.namespace",
-    "regarding.name": "involvedObject.name",
-    "regarding.uid": "involvedObject.uid",
-    "regarding.apiVersion": "involvedObject.apiVersion",
-    "regarding.resourceVersion": "involvedObject.resourceVersion",
-    "regarding.fieldPath": "involvedObject.fieldPath",
-    "reportingController": "reportingComponent",
-    "source": "source",
-    "type": "type",
-    "metadata.namespace": "metadata.namespace",
-    "metadata.name": "metadata.name",
-}
 
 
 def _renamed(obj: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
