@@ -24,7 +24,7 @@ import contextvars
 import secrets
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fakeapi._patching.goencode import encode
@@ -32,6 +32,7 @@ from fakeapi._patching.gostrconv import parse_uint
 from fakeapi._state import controllers, garbage_collector
 from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE, default_enabled
 from fakeapi._state.clock import Clock
+from fakeapi._state.conversion.events import EventConversion
 from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_revision_slot
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
@@ -327,8 +328,15 @@ class Store:
         validate: bool = True,
         applied: dict[str, Any] | None = None,
     ) -> Committed:
-        """``Store.Create``: name, system metadata, strategy, validation, the next revision."""
+        """``Store.Create``: name, system metadata, strategy, validation, the next revision.
+
+        A resource stored in another's shape (events.k8s.io Events) is planned in its own and
+        stored converted (docs/events.md); the stored object is returned.
+        """
         plan = self.plan_create(rtype, namespace, obj, manager=manager, validate=validate, applied=applied)
+        conversion = _stored_shape(rtype)
+        if conversion is not None:
+            plan = replace(plan, object=conversion.to_storage(self.registry.structs, plan.object))
         return self.commit_create(plan, dry_run=dry_run)
 
     def plan_create(
@@ -452,16 +460,26 @@ class Store:
         computes the new object from the current one, so it inherits its resourceVersion).
         """
         current = self.get(rtype, namespace, name)
+        conversion = _stored_shape(rtype)
+        # A resource stored in another's shape computes on its own (docs/events.md).
+        seen = conversion.from_storage(self.registry.structs, current) if conversion is not None else current
         plan = self.plan_update(
             rtype,
-            current,
-            compute(current),
+            seen,
+            compute(seen),
             subresource=subresource,
             manager=manager,
             unconditional=unconditional,
             track_fields=track_fields,
         )
-        return self.commit_update(plan, dry_run=dry_run)
+        if conversion is None or dry_run or plan.unchanged:
+            return self.commit_update(plan, dry_run=dry_run)
+        stored_plan = replace(plan, current=current)
+        if self.commit_update(stored_plan, dry_run=True).deleted:
+            return self.commit_update(stored_plan)
+        committed = self.commit_converted_update(plan, current, conversion.to_storage(self.registry.structs, plan.new))
+        assert committed is not None  # nothing ran between the read and the commit
+        return committed
 
     def plan_update(
         self,
@@ -661,6 +679,11 @@ class Store:
 
 
 """An object's place: its resource's storage key, namespace and name."""
+
+
+def _stored_shape(rtype: ResourceType) -> EventConversion | None:
+    """The conversion of a resource stored in another resource's shape, if it is one."""
+    return rtype.conversion if isinstance(rtype.conversion, EventConversion) else None
 
 
 def _owner_uids(obj: dict[str, Any] | None) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from fakeapi.errors import APIError
 from fakeapi.server import FakeAPIServer
 from tests.conftest import RawClient
 
@@ -294,3 +295,25 @@ async def test_tables_of_both_groups_show_the_same_rows(client: RawClient) -> No
     events = (await client.get(EVENTS, headers=accept)).json()
     assert [row["cells"][1:7] for row in events["rows"]] == [row["cells"][1:7] for row in core["rows"]]
     assert [row["cells"][3] for row in core["rows"]] == ["deployment/web", "pod/p"]
+
+
+async def test_loaded_events_k8s_io_events_are_stored_as_core_v1_ones(server: FakeAPIServer, client: RawClient) -> None:
+    (stored,) = server.load(new_event())
+    assert (stored["apiVersion"], stored["message"]) == ("v1", "up")
+    series = {"count": 2, "lastObservedTime": "2024-01-01T10:01:00.000000Z"}
+    (replaced,) = server.apply(new_event(series=series))
+    assert replaced["series"] == series
+    assert int(replaced["metadata"]["resourceVersion"]) == int(stored["metadata"]["resourceVersion"]) + 1
+    with pytest.raises(APIError, match=r'Event "e1" is invalid: message: Invalid value: "down": field is immutable'):
+        server.apply(new_event(note="down"))
+    read = (await client.get(f"{EVENTS}/e1")).json()
+    assert (read["note"], read["series"], read["regarding"]["name"]) == ("up", series, "web")
+    assert (await client.get(f"{CORE}/e1")).json()["involvedObject"]["name"] == "web"
+
+
+async def test_a_delete_s_propagation_policy_leaves_no_finalizer_on_an_event(client: RawClient) -> None:
+    await client.post(EVENTS, new_event())
+    deleted = await client.delete(f"{EVENTS}/e1?propagationPolicy=Orphan")
+    assert deleted.status == 200
+    assert deleted.json()["status"] == "Success"
+    assert (await client.get(f"{CORE}/e1")).status == 404

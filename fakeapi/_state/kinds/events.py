@@ -47,6 +47,11 @@ class EventStrategy(Strategy):
     event checks pass (``BeforeCreate``); an update's come after them, all reported together.
     """
 
+    def garbage_collected(self, rtype: ResourceType) -> bool:
+        # ``DefaultGarbageCollectionPolicy`` is ``rest.Unsupported``: a delete's propagationPolicy
+        # adds no orphan or foregroundDeletion finalizer to an Event.
+        return False
+
     def field_renaming(self, rtype: ResourceType) -> Renaming:
         return EVENT_CONVERSION.fields_at
 
@@ -76,7 +81,8 @@ class EventStrategy(Strategy):
             self.check_namespace(store, rtype, obj)
         errors = self._event_errors(rtype, obj, None)
         if errors:
-            self._raise_if(rtype, str(metadata_of(obj).get("name") or ""), field.causes(errors))
+            name = str(metadata_of(obj).get("name") or "")
+            self._raise_if(rtype, name, field.causes(errors, store.registry.kube_version))
         super().validate_create(store, rtype, obj)
 
     def validate_rules(
