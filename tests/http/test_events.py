@@ -317,3 +317,20 @@ async def test_a_delete_s_propagation_policy_leaves_no_finalizer_on_an_event(cli
     assert deleted.status == 200
     assert deleted.json()["status"] == "Success"
     assert (await client.get(f"{CORE}/e1")).status == 404
+
+
+async def test_core_v1_event_names_need_only_be_path_segments(client: RawClient) -> None:
+    assert (await client.post(CORE, legacy_event("Pulled_Image"))).status == 201
+    refused = await client.post(EVENTS, new_event("Scaled_Up"))
+    assert refused.status == 422
+    assert refused.json()["message"] == (
+        'Event "Scaled_Up" is invalid: metadata.name: Invalid value: "Scaled_Up": a lowercase RFC 1123 subdomain '
+        "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+    )
+    refused = await client.post(CORE, legacy_event("a%b"))
+    assert (
+        refused.json()["message"]
+        == 'Event "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain \'%\''
+    )
