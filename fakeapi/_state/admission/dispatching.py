@@ -31,7 +31,7 @@ from fakeapi._state.admission.attributes import CREATE, Attributes
 from fakeapi._state.admission.authorizer_binding import Decide, always_allow
 from fakeapi._state.admission.calling import ServiceAddresses, TransportError, WebhookCaller, resolve_call
 from fakeapi._state.admission.configurations import Webhook
-from fakeapi._state.admission.matching import Invocation, should_call
+from fakeapi._state.admission.matching import Invocation, at_version, should_call
 from fakeapi._state.admission.review import (
     FIND_KIND_TYPE,
     AdmissionResponse,
@@ -186,7 +186,7 @@ def _apply_webhook_patch(
     changed = patched != shown
     defaulted = rtype.default(patched, creating=attributes.operation == CREATE)
     if rtype.api_version != attributes.rtype.api_version:
-        defaulted = {**defaulted, "apiVersion": attributes.rtype.api_version}
+        defaulted = at_version(attributes.rtype, rtype, defaulted)
     return defaulted, changed
 
 

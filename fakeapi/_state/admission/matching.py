@@ -12,7 +12,8 @@ Reproduced from k8s.io/apiserver 1.32 (docs/admission.md):
   selector never matches it);
 * ``generic/webhook.go`` ``ShouldCallHook``: under ``matchPolicy: Equivalent`` a rule that misses the
   request's resource is tried on the same resource at its other served versions, and the webhook is
-  then called with that version's resource and kind;
+  then called with that version's resource and kind; core/v1 and events.k8s.io/v1 Events, stored
+  together, are equivalent too, and the object is converted for the version matched (docs/events.md);
 * ``ShouldCallHook`` then evaluates the webhook's ``matchConditions`` (:mod:`.match_conditions`);
 * ``rules.IsExemptAdmissionConfigurationResource``: writes of webhook configurations and admission
   policies never call webhooks.
@@ -27,13 +28,15 @@ from typing import Any
 from fakeapi._state.admission.attributes import CREATE, UPDATE, Attributes
 from fakeapi._state.admission.authorizer_binding import Decide, always_allow
 from fakeapi._state.admission.match_conditions import match_conditions_hold
+from fakeapi._state.conversion.events import EVENT_CONVERSION, EventConversion
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.storeview import StoreView
+from fakeapi._state.typed import go_structs
 from fakeapi.errors import APIError, GroupResource
 
-__all__ = ["Invocation", "exempt", "should_call"]
+__all__ = ["Invocation", "at_version", "exempt", "should_call"]
 
 _EXEMPT_KINDS = frozenset(
     {
@@ -60,8 +63,22 @@ class Invocation:
         """The object at the version the webhook matched (custom resources convert by apiVersion only)."""
         if obj is None or attributes.kind is not None:
             return obj
-        api_version = self.rtype.api_version
-        return obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
+        return at_version(self.rtype, attributes.rtype, obj)
+
+
+def at_version(target: ResourceType, source: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj``, an object of ``source``, at ``target``'s version: an Event converted between its two
+    shapes, anything else given the target's apiVersion."""
+    api_version = target.api_version
+    if obj.get("apiVersion") == api_version:
+        return obj
+    if _event_shapes(target, source):
+        return EVENT_CONVERSION.convert(go_structs(), obj, api_version)
+    return {**obj, "apiVersion": api_version}
+
+
+def _event_shapes(one: ResourceType, other: ResourceType) -> bool:
+    return isinstance(one.conversion, EventConversion) or isinstance(other.conversion, EventConversion)
 
 
 def exempt(attributes: Attributes) -> bool:
@@ -140,8 +157,15 @@ def _object_matches(webhook: Mapping[str, Any], attributes: Attributes) -> bool:
 
 
 def _equivalents(store: StoreView, rtype: ResourceType) -> list[ResourceType]:
-    """``EquivalentResourcesFor``: the same custom resource at its other served versions."""
-    if not rtype.custom or not rtype.crd_name:
+    """``EquivalentResourcesFor``: the same custom resource at its other served versions, and the
+    resource an Event is stored with (the registry keys equivalence by storage prefix)."""
+    if not rtype.custom:
+        return [
+            other
+            for other in store.registry.all_types()
+            if not other.custom and other.storage_key == rtype.storage_key and other is not rtype and _event_shapes(rtype, other)
+        ]
+    if not rtype.crd_name:
         return []
     return [other for other in store.registry.custom_types_of(rtype.crd_name) if other.version != rtype.version]
 
