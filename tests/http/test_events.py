@@ -121,6 +121,15 @@ async def test_a_legacy_core_event_is_listed_through_events_k8s_io_with_its_depr
     }
     assert item["metadata"]["uid"] == created["metadata"]["uid"]
     assert item["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    read = await client.get(f"{EVENTS}/old")
+    metadata = read.body[read.body.index(b'"metadata"') : read.body.index(b',"eventTime"')]
+    assert read.body == (
+        b'{"kind":"Event","apiVersion":"events.k8s.io/v1",' + metadata + b',"eventTime":null,"reason":"Pulled",'
+        b'"regarding":{"kind":"Pod","namespace":"default","name":"p"},"note":"image pulled","type":"Normal",'
+        b'"deprecatedSource":{"component":"kubelet","host":"node-1"},'
+        b'"deprecatedFirstTimestamp":"2024-01-01T10:00:00Z","deprecatedLastTimestamp":"2024-01-01T10:05:00Z",'
+        b'"deprecatedCount":3}\n'
+    )
 
 
 async def test_each_write_through_either_group_is_one_revision_of_the_same_object(client: RawClient) -> None:
