@@ -7,12 +7,15 @@ The kubectl tests share ``test_kubectl``'s session (one ``fakeapi serve`` per mo
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kubernetes_asyncio import client as async_client
 from kubernetes_asyncio import config as async_config
+from kubernetes_asyncio import watch as async_watch
 
 from fakeapi.server import FakeAPIServer
 from tests.clients.test_kubectl import Kubectl, kubectl, table
@@ -76,3 +79,51 @@ async def test_kubernetes_asyncio_events_v1_create_then_core_v1_list_and_read(tm
             assert (again.deprecated_count, again.metadata.resource_version) == (2, patched.metadata.resource_version)
             found = await events.list_namespaced_event("default", field_selector="regarding.name=web")
             assert [e.metadata.name for e in found.items] == ["scaled.1"]
+
+
+@pytest.mark.asyncio
+async def test_kubernetes_asyncio_watch_on_events_v1_sees_a_core_v1_create(tmp_path: Path) -> None:
+    async with FakeAPIServer() as server:
+        kubeconfig = server.kubeconfig(tmp_path / "config")
+        api_client = await async_config.new_client_from_config(config_file=str(kubeconfig))
+        async with api_client:
+            events = async_client.EventsV1Api(api_client)
+            core = async_client.CoreV1Api(api_client)
+
+            async def first_event() -> tuple[str, Any]:
+                watching = async_watch.Watch()
+                async for event in watching.stream(events.list_namespaced_event, "default", timeout_seconds=10):
+                    watching.stop()
+                    return event["type"], event["object"]
+                raise AssertionError("the watch ended without an event")
+
+            task = asyncio.create_task(first_event())
+            while not server._state.store.hub.watchers:
+                await asyncio.sleep(0.001)
+            # The client's EventsV1Event refuses a null eventTime, so the core Event carries one (and
+            # then the reporting fields core/v1 requires with it).
+            core_event = {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": "pulled.1"},
+                "involvedObject": {"kind": "Pod", "namespace": "default", "name": "p"},
+                "reason": "Pulled",
+                "message": "image pulled",
+                "source": {"component": "kubelet", "host": "node-1"},
+                "count": 1,
+                "type": "Normal",
+                "eventTime": "2024-01-01T10:00:00.000000Z",
+                "action": "Pull",
+                "reportingComponent": "kubelet",
+                "reportingInstance": "node-1",
+            }
+            await core.create_namespaced_event("default", core_event)
+            kind, seen = await task
+            assert kind == "ADDED"
+            assert (seen.note, seen.regarding.name, seen.deprecated_source.component, seen.deprecated_count) == (
+                "image pulled",
+                "p",
+                "kubelet",
+                1,
+            )
+            assert seen.reporting_controller == "kubelet"
