@@ -163,7 +163,10 @@ def _equivalents(store: StoreView, rtype: ResourceType) -> list[ResourceType]:
         return [
             other
             for other in store.registry.all_types()
-            if not other.custom and other.storage_key == rtype.storage_key and other is not rtype and _event_shapes(rtype, other)
+            if not other.custom
+            and other.storage_key == rtype.storage_key
+            and other is not rtype
+            and _event_shapes(rtype, other)
         ]
     if not rtype.crd_name:
         return []
