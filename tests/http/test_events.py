@@ -343,3 +343,17 @@ async def test_core_v1_event_names_need_only_be_path_segments(client: RawClient)
         refused.json()["message"]
         == 'Event "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain \'%\''
     )
+
+
+async def test_names_are_shared_and_a_collection_delete_answers_in_its_group_s_shape(client: RawClient) -> None:
+    await client.post(CORE, legacy_event("e1"))
+    taken = await client.post(EVENTS, new_event("e1"))
+    assert taken.status == 409
+    assert taken.json()["message"] == 'events.events.k8s.io "e1" already exists'
+    await client.post(EVENTS, new_event("e2"))
+    deleted = await client.delete(f"{EVENTS}?fieldSelector=regarding.kind=Pod")
+    assert deleted.status == 200
+    body = deleted.json()
+    assert (body["kind"], body["apiVersion"]) == ("EventList", "events.k8s.io/v1")
+    assert [(item["metadata"]["name"], item["note"]) for item in body["items"]] == [("e1", "image pulled")]
+    assert [item["metadata"]["name"] for item in (await client.get(CORE)).json()["items"]] == ["e2"]
