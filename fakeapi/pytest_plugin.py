@@ -450,6 +450,10 @@ class FakeAPI:
         ``container``, ``namespace`` (:meth:`FakeAPIServer.script_exec`); forgotten at the next test."""
         self.server.script_exec(pod, command, **result)
 
+    def forward_port(self, pod: str, port: int, address: str, *, namespace: str = "default") -> None:
+        """A port-forward to ``port`` of ``pod`` connects to ``address`` (:meth:`FakeAPIServer.forward_port`)."""
+        self.server.forward_port(pod, port, address, namespace=namespace)
+
     def set_webhook_services(self, services: dict[str, str]) -> None:
         """Where the webhooks of Services listen for this test: ``{"namespace/name[:port]": "host:port"}``
         (:meth:`FakeAPIServer.set_webhook_services`); back to ``fakeapi_server_options``' at the next test."""

@@ -747,6 +747,15 @@ class FakeAPIServer:
         result = ExecResult(exit_code, out, err)
         self._call(lambda: self._kubelet().script(namespace, pod, container, command, result))
 
+    def forward_port(self, pod: str, port: int, address: str, *, namespace: str = "default") -> None:
+        """A port-forward to ``port`` of ``pod`` connects to ``address`` (``host:port``) on this machine;
+        a port no test named refuses, as one nothing listens on does (docs/kubelet-endpoints.md)."""
+        host, _, number = address.rpartition(":")
+        if not host or not number.isdigit():
+            raise ValueError(f"an address is host:port, not {address!r}")
+        target = (host.strip("[]"), int(number))
+        self._call(lambda: self._kubelet().forward(namespace, pod, port, target))
+
     def _kubelet(self) -> KubeletEndpoints:
         if self._state.kubelet is None:
             raise RuntimeError("no simulated kubelet runs: FakeAPIServer(controllers=...) with the kubelet")

@@ -5,11 +5,11 @@
 * ``POST pods/<name>/binding`` and ``POST bindings`` assign a pod to a node; ``POST pods/<name>/eviction``
   deletes it. Both answer ``201`` with a Success Status, as ``rest.Creater`` subresources that
   return ``metav1.Status`` do.
-* ``pods/<name>/log``, ``exec`` and ``attach`` of a pod the simulated kubelet runs are its answers
-  (:mod:`fakeapi._http.container_logs`, :mod:`fakeapi._http.remote_commands`,
-  docs/kubelet-endpoints.md); for any other pod they, ``portforward`` and ``proxy`` answer as a
-  server with no kubelet does (:mod:`fakeapi._state.pod_subresources`), ``services/<name>/proxy``
-  as one whose pods listen nowhere (:mod:`fakeapi._state.service_proxy`).
+* ``pods/<name>/log``, ``exec``, ``attach`` and ``portforward`` of a pod the simulated kubelet runs
+  are its answers (:mod:`fakeapi._http.container_logs`, :mod:`fakeapi._http.remote_commands`,
+  :mod:`fakeapi._http.port_forwarding`, docs/kubelet-endpoints.md); for any other pod they and
+  ``proxy`` answer as a server with no kubelet does (:mod:`fakeapi._state.pod_subresources`),
+  ``services/<name>/proxy`` as one whose pods listen nowhere (:mod:`fakeapi._state.service_proxy`).
 
 Bodies are decoded as the kind they carry (TokenRequest, Binding, Eviction), with the same decoder
 as any create.
@@ -30,6 +30,7 @@ from fakeapi._http.context import ServerState
 from fakeapi._http.identity import user_of
 from fakeapi._http.negotiation import body_media_type
 from fakeapi._http.options import parse_write_options
+from fakeapi._http.port_forwarding import serve_port_forward
 from fakeapi._http.remote_commands import serve_remote_command
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response, wants_pretty
@@ -169,7 +170,9 @@ async def handle_connect(
     """exec, attach, portforward: through the pod's node (``streamLocation``, ``PortForwardLocation``)."""
     pod = state.store.get(rtype, info.namespace, info.name)
     kubelet = state.kubelet
-    if kubelet is not None and kubelet.runs(pod) and info.subresource in ("exec", "attach"):
+    if kubelet is not None and kubelet.runs(pod):
+        if info.subresource == "portforward":
+            return await serve_port_forward(request, kubelet, pod)
         return await serve_remote_command(request, state, kubelet, rtype, pod, info.subresource)
     if info.subresource != "portforward":
         container_for(pod, request.query.get("container", ""), name=info.name)

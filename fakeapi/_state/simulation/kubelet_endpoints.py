@@ -2,8 +2,8 @@
 
 The apiserver reaches a pod's containers through the kubelet of its node. For a pod on a node the
 simulated kubelet runs, this object holds what a test said its containers do beyond their outcome:
-the lines appended to a running container's log (:class:`LogBook`) and the scripted answers of
-commands run in it. A command no test scripted exits 127 with a line on stderr naming the command,
+the lines appended to a running container's log (:class:`LogBook`), the scripted answers of
+commands run in it, and the local addresses its ports stand for. A command no test scripted exits 127 with a line on stderr naming the command,
 as a shell does for a command it cannot find: the fake has no image to run it from. Everything here
 is forgotten when the server is reset or restored, as a new cluster's containers would have.
 """
@@ -40,6 +40,7 @@ class KubeletEndpoints:
         self.outcomes = tuple(outcomes)
         self.logs = LogBook()
         self._scripts: dict[tuple[str, str, str, tuple[str, ...]], ExecResult] = {}
+        self._ports: dict[tuple[str, str, int], tuple[str, int]] = {}
 
     def runs(self, pod: dict[str, Any]) -> bool:
         """Whether the pod is on a node this kubelet runs."""
@@ -86,7 +87,15 @@ class KubeletEndpoints:
         text = f"fakeapi: no exec script for {shown!r} in container {container} of pod {namespace}/{pod}\n"
         return ExecResult(UNSCRIPTED_EXIT_CODE, b"", text.encode())
 
+    def forward(self, namespace: str, pod: str, port: int, address: tuple[str, int]) -> None:
+        """The pod's ``port`` is the local ``address``: a port-forward to it connects there."""
+        self._ports[(namespace, pod, port)] = address
+
+    def target_of(self, namespace: str, pod: str, port: int) -> tuple[str, int] | None:
+        return self._ports.get((namespace, pod, port))
+
     def clear(self) -> None:
-        """Forget appended log lines and scripts (a reset or restored server)."""
+        """Forget appended log lines, scripts and forwarded ports (a reset or restored server)."""
         self.logs.clear()
         self._scripts.clear()
+        self._ports.clear()
