@@ -69,6 +69,9 @@ class _Forwarding:
         self.binary = "base64" not in protocol
         self.ports = ports
         self.writers: dict[int, asyncio.StreamWriter] = {}
+        # What the client sent a port before its connection was made, as the kubelet's channel
+        # buffers it until the forwarder reads.
+        self.pending: dict[int, list[bytes]] = {index: [] for index in range(len(ports))}
 
     async def send(self, channel: int, data: bytes) -> None:
         if self.socket.closed:
@@ -89,11 +92,15 @@ class _Forwarding:
             channel, data = raw[0], raw[1:]
             if not self.binary:
                 channel, data = channel - ord("0"), base64.b64decode(data)
-            writer = self.writers.get(channel // 2) if channel % 2 == 0 else None
-            if writer is not None and data:
-                writer.write(data)
-                with contextlib.suppress(ConnectionError):
-                    await writer.drain()
+            if channel % 2 or channel // 2 >= len(self.ports) or not data:
+                continue
+            writer = self.writers.get(channel // 2)
+            if writer is None:
+                self.pending[channel // 2].append(data)
+                continue
+            writer.write(data)
+            with contextlib.suppress(ConnectionError):
+                await writer.drain()
 
     async def forward(self, index: int, target: tuple[str, int] | None, pod: dict[str, Any]) -> None:
         port = self.ports[index]
@@ -109,6 +116,8 @@ class _Forwarding:
             await self.send(2 * index + 1, text.encode())
             return
         self.writers[index] = writer
+        writer.write(b"".join(self.pending[index]))
+        self.pending[index] = []
         try:
             while data := await reader.read(READ_SIZE):
                 await self.send(2 * index, data)
