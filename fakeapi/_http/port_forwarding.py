@@ -17,6 +17,7 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -69,17 +70,21 @@ class _Forwarding:
         self.binary = "base64" not in protocol
         self.ports = ports
         self.writers: dict[int, asyncio.StreamWriter] = {}
+        # One message at a time: the ports' tasks send concurrently, and two sends interleaving
+        # their writes would corrupt the frames.
+        self.sending = asyncio.Lock()
         # What the client sent a port before its connection was made, as the kubelet's channel
         # buffers it until the forwarder reads.
         self.pending: dict[int, list[bytes]] = {index: [] for index in range(len(ports))}
 
     async def send(self, channel: int, data: bytes) -> None:
-        if self.socket.closed:
-            return
-        if self.binary:
-            await self.socket.send_bytes(bytes([channel]) + data)
-        else:
-            await self.socket.send_str(chr(ord("0") + channel) + base64.b64encode(data).decode("ascii"))
+        async with self.sending:
+            if self.socket.closed:
+                return
+            if self.binary:
+                await self.socket.send_bytes(bytes([channel]) + data)
+            else:
+                await self.socket.send_str(chr(ord("0") + channel) + base64.b64encode(data).decode("ascii"))
 
     async def receive(self) -> None:
         """Bytes on a data channel go to its port's connection; the rest is dropped."""
@@ -153,11 +158,16 @@ async def serve_port_forward(
         asyncio.ensure_future(forwarding.forward(index, kubelet.target_of(namespace, name, port), pod))
         for index, port in enumerate(ports)
     ]
+    every_port = asyncio.ensure_future(_all_of(forwards))
     try:
-        await asyncio.wait([reader, asyncio.gather(*forwards)], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait([reader, every_port], return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in (reader, *forwards):
+        for task in (reader, every_port, *forwards):
             task.cancel()
-        await asyncio.gather(reader, *forwards, return_exceptions=True)
+        await asyncio.gather(reader, every_port, *forwards, return_exceptions=True)
         await socket.close()
     return socket
+
+
+async def _all_of(tasks: Sequence[asyncio.Future[None]]) -> None:
+    await asyncio.gather(*tasks)

@@ -210,3 +210,31 @@ async def test_pods_off_the_simulated_nodes_keep_the_unreachable_kubelet(
     for path in ("log", "exec?command=ls", "portforward?ports=80"):
         reply = await client.get(f"{PODS}/away/{path}")
         assert (reply.status, reply.json()["message"]) == (404, 'nodes "elsewhere" not found'), path
+
+
+async def test_client_frames_are_never_read_as_request_headers(server: FakeAPIServer, client: RawClient) -> None:
+    """A masked frame whose bytes hold a newline reaches the WebSocket, not the HTTP header checks."""
+    await started(server, client, "p")
+    host, port = client.base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(
+        f"GET {PODS}/p/attach?stdin=1&stdout=1 HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\n"
+        "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n".encode()
+    )
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101 ")
+
+    async def frame(opcode: int = 0x82) -> bytes:
+        first, length = await reader.readexactly(2)
+        assert (first, length < 126) == (opcode, True)
+        return await reader.readexactly(length)
+
+    assert await frame() == b"\x01"
+    payload = b"\x00typed\n"  # stdin, masked with a zero key: the bytes travel as they are
+    writer.write(bytes([0x82, 0x80 | len(payload)]) + b"\x00\x00\x00\x00" + payload)
+    writer.write(bytes([0x89, 0x80 | 4]) + b"\x00\x00\x00\x00" + b"ping")  # its pong: the frame was read
+    assert await frame(0x8A) == b"ping"
+    server.append_log("p", "still a websocket")
+    assert await frame() == b"\x01still a websocket\n"
+    writer.close()
