@@ -9,6 +9,8 @@ that does not exist as for one that does.
 
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +22,7 @@ __all__ = ["PodLogOptions", "parse_log_options"]
 
 _NEGATIVE = "must be greater than or equal to 0"
 _RFC3339 = "2006-01-02T15:04:05Z07:00"
+_RFC3339_FORM = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
 
 
 @dataclass(frozen=True)
@@ -98,11 +101,11 @@ def _time(query: Mapping[str, str], key: str) -> float | None:
         return None
     if value in ("", "null"):
         return float("-inf")
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        parsed = None
-    if parsed is None or parsed.tzinfo is None or "T" not in value:
+    parsed = None
+    if _RFC3339_FORM.fullmatch(value):
+        with contextlib.suppress(ValueError):
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if parsed is None:
         # Go's text names the first layout element that does not match; only the whole-value case is kept.
         raise APIError.bad_request(f'parsing time "{value}" as "{_RFC3339}": cannot parse "{value}" as "2006"')
     return parsed.timestamp()
