@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from fakeapi._http.context import ServerState
 from fakeapi._state.objects import metadata_of
@@ -44,7 +44,7 @@ __all__ = ["serve_remote_command"]
 
 V5 = "v5.channel.k8s.io"
 KUBELET_PROTOCOLS = ("v4.channel.k8s.io", "v4.base64.channel.k8s.io", "channel.k8s.io", "base64.channel.k8s.io", "")
-STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
+STDOUT, STDERR, ERROR = 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,6 @@ class ChannelSocket:
         self.socket = socket
         self.protocol = protocol
         self.binary = "base64" not in protocol
-        self.stdin_closed = False
         self.gone = False
         self.on_gone: Callable[[], None] | None = None
 
@@ -91,14 +90,11 @@ class ChannelSocket:
             await self.send(ERROR, status["message"].encode())
 
     async def receive(self) -> None:
-        """Read until the client closes: stdin and resizes are read and dropped; v5 half-closes."""
-        async for message in self.socket:
-            if message.type not in (WSMsgType.BINARY, WSMsgType.TEXT):
-                continue
-            data = message.data if isinstance(message.data, bytes) else message.data.encode()
-            if self.protocol == V5 and data[:1] == bytes([CLOSE]) and data[1:] == bytes([STDIN]):
-                self.stdin_closed = True
-        self.stdin_closed = self.gone = True
+        """Read until the client closes: stdin, resizes and v5's half-close signals are dropped,
+        as no scripted command reads them."""
+        async for _message in self.socket:
+            pass
+        self.gone = True
         if self.on_gone is not None:
             self.on_gone()
 
