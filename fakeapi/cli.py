@@ -239,7 +239,8 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         help=(
             "what containers whose image matches the glob IMAGE do: run, never-ready, image-pull-failure, "
-            "'succeed after Ns', 'exit CODE after Ns' or 'oom-killed after Ns' (repeatable, first match wins; "
+            "'succeed after Ns', 'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by "
+            "'logs [\"line\", ...]', the lines the container logs as it starts (repeatable, first match wins; "
             "a pod's fakeapi.dev/outcome annotation wins over them; default: run)"
         ),
     )
@@ -247,7 +248,7 @@ def _parser() -> argparse.ArgumentParser:
         "--outcomes",
         metavar="FILE",
         help=(
-            "a YAML file of outcome rules (a list of {outcome, image, labels, container}), tried after "
+            "a YAML file of outcome rules (a list of {outcome, image, labels, container, logs}), tried after "
             "the --outcome rules; see docs/controllers.md"
         ),
     )

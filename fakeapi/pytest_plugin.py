@@ -441,6 +441,19 @@ class FakeAPI:
         (:meth:`FakeAPIServer.advance`); needs controllers (the ``fakeapi`` marker's ``controllers=``)."""
         self.server.advance(seconds)
 
+    def append_log(self, pod: str, *lines: str, container: str = "", namespace: str = "default") -> None:
+        """A running container of ``pod`` writes ``lines`` to its log now (:meth:`FakeAPIServer.append_log`)."""
+        self.server.append_log(pod, *lines, container=container, namespace=namespace)
+
+    def script_exec(self, pod: str, command: Sequence[str], **result: Any) -> None:
+        """What ``command`` run in ``pod`` prints and exits with: ``exit_code``, ``stdout``, ``stderr``,
+        ``container``, ``namespace`` (:meth:`FakeAPIServer.script_exec`); forgotten at the next test."""
+        self.server.script_exec(pod, command, **result)
+
+    def forward_port(self, pod: str, port: int, address: str, *, namespace: str = "default") -> None:
+        """A port-forward to ``port`` of ``pod`` connects to ``address`` (:meth:`FakeAPIServer.forward_port`)."""
+        self.server.forward_port(pod, port, address, namespace=namespace)
+
     def set_webhook_services(self, services: dict[str, str]) -> None:
         """Where the webhooks of Services listen for this test: ``{"namespace/name[:port]": "host:port"}``
         (:meth:`FakeAPIServer.set_webhook_services`); back to ``fakeapi_server_options``' at the next test."""

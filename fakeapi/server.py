@@ -57,6 +57,7 @@ from fakeapi._state.simulation import (
     Simulation,
     parse_controllers,
 )
+from fakeapi._state.simulation.kubelet_endpoints import ExecResult, KubeletEndpoints
 from fakeapi._state.store import StoreSnapshot
 from fakeapi._state.typed import GoStructs
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
@@ -662,6 +663,10 @@ class FakeAPIServer:
         options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes))
 
         def switch() -> None:
+            kubelet = "kubelet" in options.enabled
+            self._state.kubelet = (
+                KubeletEndpoints((n.name for n in options.nodes), options.outcomes) if kubelet else None
+            )
             if not enabled:
                 self._simulation = None
                 if self._fake_time is not None:
@@ -679,6 +684,8 @@ class FakeAPIServer:
 
     def _restart_controllers(self) -> None:
         """After a restore: the fake clock back at its start, the controllers acting on the new state."""
+        if self._state.kubelet is not None:
+            self._state.kubelet.clear()
         if self._simulation is None:
             return
         if self._fake_time is not None:
@@ -707,6 +714,52 @@ class FakeAPIServer:
             self._simulation.advance(self._fake_time, seconds)
 
         self._call(advance_now)
+
+    def append_log(self, pod: str, *lines: str, container: str = "", namespace: str = "default") -> None:
+        """The running container ``container`` of ``pod`` (its only one when not named) writes ``lines``
+        to its log now, as seen by ``pods/log`` and a follow or attach stream (docs/kubelet-endpoints.md)."""
+
+        def append() -> None:
+            kubelet = self._kubelet()
+            found = self._state.store.find(builtin_type("", "v1", "Pod"), namespace, pod)
+            if found is None:
+                raise LookupError(f"no pod {namespace}/{pod}")
+            kubelet.append_log(found, container, lines, self._state.clock.now())
+
+        self._call(append)
+
+    def script_exec(
+        self,
+        pod: str,
+        command: Sequence[str],
+        *,
+        exit_code: int = 0,
+        stdout: str | bytes = b"",
+        stderr: str | bytes = b"",
+        container: str = "",
+        namespace: str = "default",
+    ) -> None:
+        """What ``command`` run in ``pod`` (in ``container``, or any of its containers) prints and exits
+        with; an unscripted command exits 127 with a line on stderr (docs/kubelet-endpoints.md)."""
+        if not 0 <= exit_code <= 255:
+            raise ValueError(f"an exit code is 0 to 255, not {exit_code}")
+        out, err = (text.encode() if isinstance(text, str) else text for text in (stdout, stderr))
+        result = ExecResult(exit_code, out, err)
+        self._call(lambda: self._kubelet().script(namespace, pod, container, command, result))
+
+    def forward_port(self, pod: str, port: int, address: str, *, namespace: str = "default") -> None:
+        """A port-forward to ``port`` of ``pod`` connects to ``address`` (``host:port``) on this machine;
+        a port no test named refuses, as one nothing listens on does (docs/kubelet-endpoints.md)."""
+        host, _, number = address.rpartition(":")
+        if not host or not number.isdigit():
+            raise ValueError(f"an address is host:port, not {address!r}")
+        target = (host.strip("[]"), int(number))
+        self._call(lambda: self._kubelet().forward(namespace, pod, port, target))
+
+    def _kubelet(self) -> KubeletEndpoints:
+        if self._state.kubelet is None:
+            raise RuntimeError("no simulated kubelet runs: FakeAPIServer(controllers=...) with the kubelet")
+        return self._state.kubelet
 
     def _stepped_simulation(self) -> tuple[Simulation, FakeTime]:
         if self._simulation is None or self._fake_time is None or not self._stepped:

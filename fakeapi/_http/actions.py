@@ -5,9 +5,11 @@
 * ``POST pods/<name>/binding`` and ``POST bindings`` assign a pod to a node; ``POST pods/<name>/eviction``
   deletes it. Both answer ``201`` with a Success Status, as ``rest.Creater`` subresources that
   return ``metav1.Status`` do.
-* ``pods/<name>/log``, ``exec``, ``attach``, ``portforward`` and ``proxy`` answer as a server with no
-  kubelet does (:mod:`fakeapi._state.pod_subresources`), ``services/<name>/proxy`` as one whose
-  pods listen nowhere (:mod:`fakeapi._state.service_proxy`).
+* ``pods/<name>/log``, ``exec``, ``attach`` and ``portforward`` of a pod the simulated kubelet runs
+  are its answers (:mod:`fakeapi._http.container_logs`, :mod:`fakeapi._http.remote_commands`,
+  :mod:`fakeapi._http.port_forwarding`, docs/kubelet-endpoints.md); for any other pod they and
+  ``proxy`` answer as a server with no kubelet does (:mod:`fakeapi._state.pod_subresources`),
+  ``services/<name>/proxy`` as one whose pods listen nowhere (:mod:`fakeapi._state.service_proxy`).
 
 Bodies are decoded as the kind they carry (TokenRequest, Binding, Eviction), with the same decoder
 as any create.
@@ -23,15 +25,19 @@ from aiohttp import web
 from fakeapi._http.admitting import admission_warnings, admit_subresource_create
 from fakeapi._http.answers import answer_for, read_body
 from fakeapi._http.bodies import decode_object_body
+from fakeapi._http.container_logs import serve_container_log
 from fakeapi._http.context import ServerState
 from fakeapi._http.identity import user_of
 from fakeapi._http.negotiation import body_media_type
 from fakeapi._http.options import parse_write_options
+from fakeapi._http.port_forwarding import serve_port_forward
+from fakeapi._http.remote_commands import serve_remote_command
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response, wants_pretty
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.kinds.declaring import body_type
 from fakeapi._state.objects import metadata_of, with_metadata
+from fakeapi._state.pod_log_options import parse_log_options
 from fakeapi._state.pod_subresources import (
     bind_pod,
     connect_through_node,
@@ -144,10 +150,15 @@ async def handle_eviction(
 
 async def handle_log(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
-) -> web.Response:
-    """``LogLocation``: the container is checked; a pod on no node has no log stream, which is 204."""
+) -> web.StreamResponse:
+    """``LogREST.Get``: the options validated, then ``LogLocation``: the container is checked; a pod
+    on no node has no log stream, which is 204; the simulated kubelet answers for its pods."""
+    options = parse_log_options(request.query, info.name)
     pod = state.store.get(rtype, info.namespace, info.name)
-    container_for(pod, request.query.get("container", ""), name=info.name)
+    kubelet = state.kubelet
+    if kubelet is not None and kubelet.runs(pod):
+        return await serve_container_log(request, state, kubelet, rtype, pod, options)
+    container_for(pod, options.container, name=info.name)
     if (pod.get("spec") or {}).get("nodeName"):
         raise connect_through_node(state.store, builtin_type("", "v1", "Node"), pod, info.name)
     return web.Response(status=204)
@@ -155,9 +166,14 @@ async def handle_log(
 
 async def handle_connect(
     request: web.BaseRequest, state: ServerState, info: RequestInfo, rtype: ResourceType
-) -> web.Response:
+) -> web.StreamResponse:
     """exec, attach, portforward: through the pod's node (``streamLocation``, ``PortForwardLocation``)."""
     pod = state.store.get(rtype, info.namespace, info.name)
+    kubelet = state.kubelet
+    if kubelet is not None and kubelet.runs(pod):
+        if info.subresource == "portforward":
+            return await serve_port_forward(request, kubelet, pod)
+        return await serve_remote_command(request, state, kubelet, rtype, pod, info.subresource)
     if info.subresource != "portforward":
         container_for(pod, request.query.get("container", ""), name=info.name)
     raise connect_through_node(state.store, builtin_type("", "v1", "Node"), pod, info.name)

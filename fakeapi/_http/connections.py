@@ -127,6 +127,11 @@ class GoConnection(RequestHandler):
     def data_received(self, data: bytes) -> None:
         if self._refused or self._last_request:
             return  # Go reads nothing after a request that closes the connection
+        if self._upgraded or self._payload_parser is not None:
+            # An upgraded connection (a WebSocket) carries frames, not requests: none of the
+            # header checks apply to them.
+            super().data_received(data)
+            return
         reading_headers = data and self._reading_headers()
         if reading_headers:
             data = self._headers_received(data)

@@ -20,6 +20,7 @@ from fakeapi._state.admission import AdmissionChain, WebhookCaller, enabled_plug
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
+from fakeapi._state.simulation.kubelet_endpoints import KubeletEndpoints
 from fakeapi._state.store import Store
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES, Watcher
 from fakeapi._state.webhook_client import DEFAULT_TIMEOUT_SECONDS, HookTransport
@@ -176,6 +177,8 @@ class ServerState:
         self.server_scheme = "http"
         self.errors: list[str] = []
         self.request_log: Callable[[str], None] | None = None
+        # The simulated kubelet's logs, exec and attach, when the simulated controllers run one.
+        self.kubelet: KubeletEndpoints | None = None
 
     def set_webhook_caller(self, caller: WebhookCaller | None) -> None:
         """Make webhook calls through ``caller`` (a test's or the scenarios engine's); None restores HTTP."""

@@ -102,6 +102,8 @@ def test_the_marker_takes_a_file_of_outcome_rules(pytester: pytest.Pytester, ini
         ("- {outcome: run}\n- {outcome: sometimes}\n", "rule 2: unknown outcome 'sometimes'"),
         ("outcome: run\n", "a list of outcome rules is expected, not dict"),
         ("- {outcome: run, labels: {a: 1}}\n", "rule 1: labels must map names to strings"),
+        ("- {outcome: run, logs: [1]}\n", "rule 1: logs must be a list of strings"),
+        ("- {outcome: 'run logs [\"a\", 2]'}\n", "rule 1: the logs of an outcome are a JSON list of strings"),
     ],
 )
 def test_a_bad_rules_file_says_which_rule_is_wrong(tmp_path: Path, text: str, message: str) -> None:
@@ -111,3 +113,45 @@ def test_a_bad_rules_file_says_which_rule_is_wrong(tmp_path: Path, text: str, me
     path.write_text(text)
     with pytest.raises(ValueError, match=re.escape(message)):
         load_outcome_rules(path)
+
+
+def test_the_fixture_appends_to_logs_and_scripts_commands_for_one_test(
+    pytester: pytest.Pytester, ini: Callable[..., None]
+) -> None:
+    ini()
+    pytester.makefile(".yaml", outcomes='- {image: web, outcome: run, logs: ["listening"]}\n')
+    pytester.makepyfile(
+        test_kubelet="""
+        import urllib.request
+
+        import pytest
+        from kubernetes import client, config
+        from kubernetes.stream import stream
+
+        POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+               "spec": {"containers": [{"name": "main", "image": "web"}]}}
+
+        def log(fakeapi):
+            return urllib.request.urlopen(fakeapi.url + "/api/v1/namespaces/default/pods/web/log").read()
+
+        def run(fakeapi, command):
+            api = client.CoreV1Api(config.new_client_from_config(str(fakeapi.kubeconfig())))
+            return stream(api.connect_get_namespaced_pod_exec, "web", "default", command=command,
+                          stderr=True, stdin=False, stdout=True, tty=False)
+
+        @pytest.mark.fakeapi(outcomes="outcomes.yaml", objects=[POD])
+        def test_scripted(fakeapi):
+            fakeapi.advance(0)
+            fakeapi.append_log("web", "request 1")
+            assert log(fakeapi) == b"listening\\nrequest 1\\n"
+            fakeapi.script_exec("web", ["hostname"], stdout="web\\n")
+            assert run(fakeapi, ["hostname"]) == "web\\n"
+
+        @pytest.mark.fakeapi(outcomes="outcomes.yaml", objects=[POD])
+        def test_forgotten_at_the_next_test(fakeapi):
+            fakeapi.advance(0)
+            assert log(fakeapi) == b"listening\\n"
+            assert run(fakeapi, ["hostname"]).startswith("fakeapi: no exec script for 'hostname'")
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=2)

@@ -4,7 +4,8 @@ or a ``fakeapi serve`` session (docs/controllers.md, "Outcomes").
 The file is YAML (or JSON): a list of rules, each with ``outcome`` (the text form: ``run``,
 ``never-ready``, ``image-pull-failure``, ``succeed after 5s``, ``exit 3 after 2s``, ``oom-killed
 after 1s``) and any of ``image`` (a glob), ``labels`` (a map the pod's labels must hold) and
-``container`` (a name). The first rule whose criteria all match a container decides, after the
+``container`` (a name), and optionally ``logs`` (a list of the lines the container writes to its
+log as it starts). The first rule whose criteria all match a container decides, after the
 pod's own ``fakeapi.dev/outcome`` annotations.
 """
 
@@ -19,7 +20,7 @@ from fakeapi._state.simulation.outcomes import OutcomeRule, parse_outcome
 
 __all__ = ["load_outcome_rules"]
 
-_KEYS = {"outcome", "image", "labels", "container"}
+_KEYS = {"outcome", "image", "labels", "container", "logs"}
 
 
 def load_outcome_rules(path: str | Path) -> list[OutcomeRule]:
@@ -38,7 +39,7 @@ def load_outcome_rules(path: str | Path) -> list[OutcomeRule]:
 def _rule(path: str | Path, number: int, entry: Any) -> OutcomeRule:
     where = f"{path}: rule {number}"
     if not isinstance(entry, dict):
-        raise ValueError(f"{where}: a map with outcome, image, labels, container is expected")
+        raise ValueError(f"{where}: a map with outcome, image, labels, container, logs is expected")
     unknown = sorted(set(map(str, entry)) - _KEYS)
     if unknown:
         raise ValueError(f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
@@ -50,10 +51,15 @@ def _rule(path: str | Path, number: int, entry: Any) -> OutcomeRule:
     for key in ("image", "container"):
         if key in entry and not isinstance(entry[key], str):
             raise ValueError(f"{where}: {key} must be a string")
+    logs = entry.get("logs") or []
+    if not isinstance(logs, list) or not all(isinstance(line, str) for line in logs):
+        raise ValueError(f"{where}: logs must be a list of strings")
     try:
         outcome = parse_outcome(entry["outcome"])
     except ValueError as error:
         raise ValueError(f"{where}: {error}") from None
+    if logs:
+        outcome = outcome.printing(*logs)
     return OutcomeRule(
         outcome,
         image=entry.get("image"),

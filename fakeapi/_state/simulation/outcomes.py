@@ -8,15 +8,18 @@ pulled. The choice is deterministic: the pod's ``fakeapi.dev/outcome`` annotatio
 container's image (a glob), the pod's labels and the container's name.
 
 The text form, for annotations and ``fakeapi serve --outcome``: ``run``, ``never-ready``,
-``succeed after 5s``, ``exit 3 after 2s``, ``oom-killed after 4s``, ``image-pull-failure``.
+``succeed after 5s``, ``exit 3 after 2s``, ``oom-killed after 4s``, ``image-pull-failure``; any of
+them may end in ``logs`` and a JSON list of strings, the lines each instance of the container
+writes to its log as it starts (``succeed after 5s logs ["hello", "done"]``).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = ["ANNOTATION", "Outcome", "OutcomeRule", "outcome_for", "parse_outcome"]
@@ -27,37 +30,45 @@ OOM_EXIT_CODE = 137  # SIGKILL, what the runtime reports for a container the ker
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one container does: run forever (``exit_code`` None) or exit after ``after`` seconds."""
+    """What one container does: run forever (``exit_code`` None) or exit after ``after`` seconds.
+
+    ``logs`` are the lines each instance of the container writes to its stdout as it starts.
+    """
 
     exit_code: int | None = None
     after: float = 0.0
     oom_killed: bool = False
     ready: bool = True
     image_pull_failure: bool = False
+    logs: tuple[str, ...] = ()
 
     @classmethod
-    def run(cls) -> Outcome:
-        return cls()
+    def run(cls, logs: Sequence[str] = ()) -> Outcome:
+        return cls(logs=tuple(logs))
 
     @classmethod
-    def never_ready(cls) -> Outcome:
-        return cls(ready=False)
+    def never_ready(cls, logs: Sequence[str] = ()) -> Outcome:
+        return cls(ready=False, logs=tuple(logs))
 
     @classmethod
-    def succeed(cls, after: float = 0.0) -> Outcome:
-        return cls(exit_code=0, after=after)
+    def succeed(cls, after: float = 0.0, logs: Sequence[str] = ()) -> Outcome:
+        return cls(exit_code=0, after=after, logs=tuple(logs))
 
     @classmethod
-    def exit(cls, code: int, after: float = 0.0) -> Outcome:
-        return cls(exit_code=code, after=after)
+    def exit(cls, code: int, after: float = 0.0, logs: Sequence[str] = ()) -> Outcome:
+        return cls(exit_code=code, after=after, logs=tuple(logs))
 
     @classmethod
-    def oom(cls, after: float = 0.0) -> Outcome:
-        return cls(exit_code=OOM_EXIT_CODE, after=after, oom_killed=True)
+    def oom(cls, after: float = 0.0, logs: Sequence[str] = ()) -> Outcome:
+        return cls(exit_code=OOM_EXIT_CODE, after=after, oom_killed=True, logs=tuple(logs))
 
     @classmethod
     def pull_failure(cls) -> Outcome:
         return cls(image_pull_failure=True)
+
+    def printing(self, *lines: str) -> Outcome:
+        """This outcome, its container writing ``lines`` to its log as it starts."""
+        return replace(self, logs=tuple(lines))
 
     @property
     def reason(self) -> str:
@@ -78,17 +89,34 @@ _FORMS: tuple[tuple[re.Pattern[str], Any], ...] = (
 )
 
 
+_LOGS = re.compile(r"(.*?)\s+logs\s+(\[.*\])", re.DOTALL)
+
+
 def parse_outcome(text: str) -> Outcome:
     """An outcome from its text form; ``ValueError`` naming the forms for anything else."""
+    stripped, logs = text.strip(), None
+    with_logs = _LOGS.fullmatch(stripped)
+    if with_logs is not None:
+        stripped, logs = with_logs[1], _log_lines(with_logs[2])
     for pattern, build in _FORMS:
-        match = pattern.fullmatch(text.strip())
+        match = pattern.fullmatch(stripped)
         if match is not None:
             outcome: Outcome = build(match)
-            return outcome
+            return outcome if logs is None else outcome.printing(*logs)
     raise ValueError(
         f"unknown outcome {text!r}: use run, never-ready, image-pull-failure, 'succeed after Ns', "
-        "'exit CODE after Ns' or 'oom-killed after Ns'"
+        "'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by 'logs [\"line\", ...]'"
     )
+
+
+def _log_lines(text: str) -> list[str]:
+    try:
+        lines = json.loads(text)
+    except ValueError:
+        lines = None
+    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+        raise ValueError(f"the logs of an outcome are a JSON list of strings, not {text!r}")
+    return lines
 
 
 @dataclass(frozen=True)
