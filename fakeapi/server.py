@@ -663,6 +663,8 @@ class FakeAPIServer:
 
         def switch() -> None:
             if not enabled:
+                if self._simulation is not None:
+                    self._simulation.stop()
                 self._simulation = None
                 if self._fake_time is not None:
                     self._state.clock.set_source(self._wall_clock)
