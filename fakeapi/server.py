@@ -257,8 +257,9 @@ class FakeAPIServer:
         (docs/kinds.md); any other is a ``ValueError``.
 
         ``controllers`` turns simulated controllers on (docs/controllers.md): ``"all"``, or some of
-        ``nodes``, ``scheduler``, ``kubelet``, ``job``, ``statefulset`` and ``daemonset`` (a
-        comma-separated string or a list). They
+        ``nodes``, ``scheduler``, ``kubelet``, ``job``, ``statefulset``, ``daemonset`` and ``namespace``
+        (a comma-separated string or a list; with ``namespace`` a deleted namespace stays terminating
+        until the namespace controller's turn, docs/namespace-deletion.md). They
         run on ``nodes`` (names or :class:`NodeSpec`; one ``node-1`` by default) and give containers
         the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with

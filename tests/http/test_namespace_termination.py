@@ -125,7 +125,12 @@ async def test_a_deleted_namespace_is_terminating_until_the_controller_acts(
 async def test_creates_in_a_terminating_namespace_are_refused(on_simulated: RawClient) -> None:
     client = on_simulated
     await create_namespace(client)
+    containers = [{"name": "c", "image": "busybox"}]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": containers}}
+    assert (await client.post(f"{NAMESPACES}/x/pods", pod)).status == 201
     assert (await client.delete(f"{NAMESPACES}/x")).status == 200
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p", "namespace": "x"}}
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"}, "target": {"name": "node-1"}}
     cases = [
         (f"{NAMESPACES}/x/configmaps", config_map(name="c"), "configmaps", "c"),
         # Admission runs before a name is generated, and before validation.
@@ -138,6 +143,8 @@ async def test_creates_in_a_terminating_namespace_are_refused(on_simulated: RawC
             "serviceaccounts",
             "default",
         ),
+        (f"{NAMESPACES}/x/pods/p/eviction", eviction, "pods", "p"),
+        (f"{NAMESPACES}/x/pods/p/binding", binding, "pods", "p"),
     ]
     for path, body, resource, name in cases:
         refused = await client.post(path, body)
@@ -221,3 +228,13 @@ async def test_stepped_one_write_at_a_time_with_a_create_raced_in_between(
         "namespace: update namespaces/finalize x",
     ]
     assert (await client.get(f"{NAMESPACES}/x")).status == 404
+
+
+async def test_switching_the_simulated_controller_off_finishes_what_it_left(
+    simulated: FakeAPIServer, on_simulated: RawClient
+) -> None:
+    await create_namespace(on_simulated)
+    assert (await on_simulated.delete(f"{NAMESPACES}/x")).status == 200
+    assert (await on_simulated.get(f"{NAMESPACES}/x")).json()["status"] == {"phase": "Terminating"}
+    simulated.set_controllers(None)
+    assert (await on_simulated.get(f"{NAMESPACES}/x")).status == 404
