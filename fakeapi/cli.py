@@ -222,7 +222,8 @@ def _parser() -> argparse.ArgumentParser:
             "run simulated controllers on the wall clock: 'all', or a comma-separated list of nodes (the "
             "kubelet registering its Node), scheduler (kube-scheduler binding pods), kubelet (pods run, "
             "finish, fail), job (the Job controller), deployment, replicaset, statefulset and daemonset (their "
-            "controllers); see docs/controllers.md"
+            "controllers), namespace (the namespace controller: a deleted namespace stays Terminating until it "
+            "acts); see docs/controllers.md"
         ),
     )
     serve.add_argument(

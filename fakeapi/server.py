@@ -258,8 +258,9 @@ class FakeAPIServer:
         (docs/kinds.md); any other is a ``ValueError``.
 
         ``controllers`` turns simulated controllers on (docs/controllers.md): ``"all"``, or some of
-        ``nodes``, ``scheduler``, ``kubelet``, ``job``, ``statefulset`` and ``daemonset`` (a
-        comma-separated string or a list). They
+        ``nodes``, ``scheduler``, ``kubelet``, ``job``, ``statefulset``, ``daemonset`` and ``namespace``
+        (a comma-separated string or a list; with ``namespace`` a deleted namespace stays terminating
+        until the namespace controller's turn, docs/namespace-deletion.md). They
         run on ``nodes`` (names or :class:`NodeSpec`; one ``node-1`` by default) and give containers
         the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
@@ -668,6 +669,8 @@ class FakeAPIServer:
                 KubeletEndpoints((n.name for n in options.nodes), options.outcomes) if kubelet else None
             )
             if not enabled:
+                if self._simulation is not None:
+                    self._simulation.stop()
                 self._simulation = None
                 if self._fake_time is not None:
                     self._state.clock.set_source(self._wall_clock)

@@ -30,9 +30,11 @@ from fakeapi._http.keys import ADMISSION_WARNINGS
 from fakeapi._http.options import DeleteOptions
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._state.admission import CREATE, DELETE, UPDATE, Attributes, RequestUser, operation_options
+from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.resources import ResourceType
 from fakeapi._state.storeview import Committed
+from fakeapi._state.strategy import strategy_of
 
 __all__ = [
     "SubresourceView",
@@ -209,7 +211,11 @@ async def admit_subresource_create(
     dry_run: bool = False,
 ) -> dict[str, Any]:
     """A create on a subresource (``pods/binding``, ``pods/eviction``, ``serviceaccounts/token``):
-    mutating then validating admission of the body, before the subresource acts on it."""
+    mutating then validating admission of the body, before the subresource acts on it.
+    NamespaceLifecycle, the first plugin, refuses it in a missing or terminating namespace."""
+    if rtype.namespaced and NAMESPACE_LIFECYCLE in state.store.admission_plugins:
+        parent = {"metadata": {"name": name, "namespace": info.namespace}}
+        strategy_of(rtype).check_namespace(state.store, rtype, parent)
     warnings = admission_warnings(request)
     options = _options(request, "CreateOptions", dry_run)
     attributes = _attributes(request, rtype, info, CREATE, obj, None, name=name, dry_run=dry_run, options=options)

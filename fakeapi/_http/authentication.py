@@ -5,7 +5,8 @@ kube-apiserver runs its authenticators in turn (``pkg/authentication/request/uni
 authenticator accepts, or the request fails with ``401 Unauthorized``; a request with no bearer
 token at all (none, an empty one, or any other scheme: basic auth was removed in 1.19) is
 ``system:anonymous`` in ``system:unauthenticated``, which the default RBAC policy lets read only
-``/healthz``, ``/livez``, ``/readyz`` and ``/version`` (``system:public-info-viewer``): anything
+``/healthz``, ``/livez``, ``/readyz`` and ``/version`` (``system:public-info-viewer``, with GET only and
+not the paths below them, such as ``/livez/ping``): anything
 else is 403 with the authorizer's message (``responsewriters.Forbidden``, built by
 :func:`fakeapi._state.authorization.forbidden_error`).
 
@@ -219,7 +220,7 @@ class Authentication:
         if not self.token_auth:
             return ANONYMOUS if token is None else User(token, (MASTERS, AUTHENTICATED))
         if token is None:
-            if self.authorizing or path in _PUBLIC_PATHS:
+            if self.authorizing or (path in _PUBLIC_PATHS and method == "GET"):
                 return ANONYMOUS
             raise forbidden(ANONYMOUS, info, path, method, query)
         raise APIError("Unauthorized", reason="Unauthorized", code=401)

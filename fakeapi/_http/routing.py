@@ -5,7 +5,7 @@ take, gets the JSON Status the go-restful container writes (404 ``the server cou
 requested resource``, 405 ``the server does not allow this method on the requested resource``);
 anything else nobody claims (unknown groups, versions, custom resources, non-API paths) falls
 through to Go's plain-text ``404 page not found``. Non-resource paths (version,
-health, discovery, OpenAPI, OpenID) are answered here.
+health (health.py), discovery, OpenAPI, OpenID) are answered here.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from fakeapi._http.actions import (
 from fakeapi._http.aggregated import aggregated_version, discovery_response
 from fakeapi._http.context import ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
+from fakeapi._http.health import health_response
 from fakeapi._http.keys import DEPRECATION, INFO
 from fakeapi._http.openid import JWKS_PATH, OPENID_CONFIGURATION_PATH, openid_response
 from fakeapi._http.reads import handle_get, handle_list
@@ -41,8 +42,6 @@ from fakeapi._state.reviews import ReviewStrategy
 from fakeapi.errors import APIError
 
 __all__ = ["dispatch"]
-
-_HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
 
 Handler = Callable[[web.BaseRequest, ServerState, RequestInfo, ResourceType], Awaitable[web.StreamResponse]]
 
@@ -62,13 +61,14 @@ def _method_not_allowed() -> APIError:
 
 
 async def _non_resource(request: web.BaseRequest, state: ServerState, info: RequestInfo) -> web.StreamResponse | None:
+    health = health_response(request)
+    if health is not None:
+        return health
     path = request.path.rstrip("/") or "/"
     registry = state.store.registry
     release = kube_release(registry.kube_version)
     if path == "/version":
         return web.Response(body=discovery.version_info(release), content_type="application/json")
-    if path in _HEALTH_PATHS:
-        return web.Response(text="ok", content_type="text/plain")
     if path in (OPENID_CONFIGURATION_PATH, JWKS_PATH) and request.method == "GET":
         return openid_response(state, path)
     pretty = wants_pretty(request.query, request.headers.get("User-Agent", ""))

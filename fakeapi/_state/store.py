@@ -117,6 +117,9 @@ class Store:
         self.clock = clock
         self.registry = Registry(kube_version)
         self.finalizing: set[str] = set()
+        # True while the simulated namespace controller runs: terminating namespaces wait for it
+        # instead of being emptied inside the write that deleted them (docs/namespace-deletion.md).
+        self.namespace_deletion_simulated = False
         # kube-controller-manager's per-namespace controllers (namespace_content), and the CA they publish.
         self.namespace_controllers = True
         self.root_ca = ""

@@ -80,6 +80,9 @@ class StoreView(Protocol):
     def finalizing(self) -> set[str]: ...
 
     @property
+    def namespace_deletion_simulated(self) -> bool: ...
+
+    @property
     def admission_plugins(self) -> frozenset[str]: ...
 
     @property

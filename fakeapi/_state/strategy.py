@@ -291,7 +291,8 @@ class Strategy:
             raise APIError.invalid(rtype.group_kind, name, causes)
 
     def check_namespace(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
-        """NamespaceLifecycle on a create: the namespace must exist and not be terminating."""
+        """NamespaceLifecycle on a create (of an object, or on a subresource of ``obj``'s name): the
+        namespace must exist and not be terminating (docs/namespace-deletion.md)."""
         if not rtype.namespaced:
             return
         namespace = metadata_of(obj).get("namespace", "")
@@ -299,9 +300,11 @@ class Strategy:
         if existing is None:
             raise APIError.not_found(_NAMESPACES, namespace)
         if metadata_of(existing).get("deletionTimestamp") is not None:
+            # ``extractResourceName``: admission runs before a generated name exists.
+            meta = metadata_of(obj)
             raise APIError.forbidden(
                 rtype.group_resource,
-                metadata_of(obj).get("name", ""),
+                meta.get("name") or meta.get("generateName") or "Unknown",
                 f"unable to create new content in namespace {namespace} because it is being terminated",
                 [Cause("NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace")],
             )

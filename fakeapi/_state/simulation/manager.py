@@ -28,6 +28,7 @@ from fakeapi._state.simulation.endpoints import sync_endpoints
 from fakeapi._state.simulation.endpointslices import sync_endpoint_slices
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, pod_workers, run_pods
+from fakeapi._state.simulation.namespaces import hand_back_namespaces, sync_namespaces
 from fakeapi._state.simulation.nodes import register_nodes
 from fakeapi._state.simulation.options import ControllerOptions
 from fakeapi._state.simulation.recording import EventRecorder
@@ -101,6 +102,8 @@ CONTROLLERS = (
     Controller("cronjob", sync_cronjobs, cronjob_due, frozenset({("batch", "cronjobs"), _JOBS})),
     Controller("endpointslice", sync_endpoint_slices, None, frozenset({_SERVICES, _PODS, _NODES, _SLICES})),
     Controller("endpoints", sync_endpoints, None, frozenset({_SERVICES, _PODS, ("", "endpoints")})),
+    # It deletes whatever a namespace holds: its decisions read every namespaced resource.
+    Controller("namespace", sync_namespaces, None, None),
 )
 
 
@@ -127,9 +130,14 @@ class Simulation:
         self.recorder = EventRecorder(store)
         self.controllers = tuple(controller for controller in CONTROLLERS if options.runs(controller.name))
         self._steps = [(controller.step, controller.due) for controller in self.controllers]
+        hand_back_namespaces(store, simulated=options.runs("namespace"))
         self._real_store = store
         self.focus: tuple[str, str] | None = None
         """The one object a worker-stepped controller acts on (None: all of them)."""
+
+    def stop(self) -> None:
+        """No simulated controller runs any more: the inline namespace controller takes over."""
+        hand_back_namespaces(self._real_store, simulated=False)
 
     def reset(self) -> None:
         """Forget what was recorded since the store was last restored (the Event name sequence)."""

@@ -5,7 +5,8 @@ collector and the namespace controllers, which every fake has). The names are th
 components whose writes they reproduce: ``nodes`` (the kubelet registering its Node), ``scheduler``
 (kube-scheduler binding pods), ``kubelet`` (running the pods bound to the fake nodes), and
 kube-controller-manager's ``job``, ``deployment``, ``replicaset``, ``statefulset``, ``daemonset``,
-``cronjob``, ``endpointslice`` and ``endpoints`` controllers; ``all`` is every one of them.
+``cronjob``, ``endpointslice``, ``endpoints`` and ``namespace`` controllers; ``all`` is every one of
+them. Without ``namespace``, a terminating namespace is emptied inside the write that deleted it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ CONTROLLER_NAMES = (
     "cronjob",
     "endpointslice",
     "endpoints",
+    "namespace",
 )
 
 
