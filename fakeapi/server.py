@@ -694,6 +694,7 @@ class FakeAPIServer:
         if self._fake_time is not None:
             self._fake_time.rewind()
         self._simulation.reset()
+        self._simulation.install()
         if not self._stepped:
             self._simulation.settle()
         elif "nodes" in self._simulation.options.enabled:

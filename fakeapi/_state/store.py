@@ -125,6 +125,9 @@ class Store:
         self.root_ca = ""
         # The admission plugins switched on (docs/admission.md); the in-process ones read it.
         self.admission_plugins: frozenset[str] = frozenset(default_enabled())
+        # The resources whose protection finalizer a simulated controller removes, so that
+        # StorageObjectInUseProtection adds it (docs/storage.md).
+        self.protected_storage: frozenset[str] = frozenset()
         self._encodings: dict[tuple[tuple[str, str], str, str], tuple[dict[str, Any], bytes]] = {}
         # Per resource: its bucket, and its keys (etcd's spelling, and as tuples) and objects in key order.
         self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key], list[dict[str, Any]]]] = {}

@@ -86,6 +86,9 @@ class StoreView(Protocol):
     def admission_plugins(self) -> frozenset[str]: ...
 
     @property
+    def protected_storage(self) -> frozenset[str]: ...
+
+    @property
     def revision(self) -> int: ...
 
     @property

@@ -33,6 +33,8 @@ PRIORITY = "Priority"
 MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
 VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
 VALIDATING_POLICY = "ValidatingAdmissionPolicy"
+DEFAULT_STORAGE_CLASS = "DefaultStorageClass"
+STORAGE_PROTECTION = "StorageObjectInUseProtection"
 
 ALL_ORDERED_PLUGINS: tuple[str, ...] = (
     "AlwaysAdmit",
@@ -53,8 +55,8 @@ ALL_ORDERED_PLUGINS: tuple[str, ...] = (
     "PodTolerationRestriction",
     "EventRateLimit",
     "ExtendedResourceToleration",
-    "DefaultStorageClass",
-    "StorageObjectInUseProtection",
+    DEFAULT_STORAGE_CLASS,
+    STORAGE_PROTECTION,
     "OwnerReferencesPermissionEnforcement",
     "PersistentVolumeClaimResize",
     "RuntimeClass",
@@ -77,13 +79,13 @@ DEFAULT_ON_PLUGINS: frozenset[str] = frozenset(
         NAMESPACE_LIFECYCLE,
         "LimitRanger",
         SERVICE_ACCOUNT,
-        "DefaultStorageClass",
+        DEFAULT_STORAGE_CLASS,
         "PersistentVolumeClaimResize",
         "DefaultTolerationSeconds",
         MUTATING_WEBHOOK,
         VALIDATING_WEBHOOK,
         "ResourceQuota",
-        "StorageObjectInUseProtection",
+        STORAGE_PROTECTION,
         PRIORITY,
         "TaintNodesByCondition",
         "RuntimeClass",
@@ -99,7 +101,16 @@ DEFAULT_ON_PLUGINS: frozenset[str] = frozenset(
 )
 
 REPRODUCED: frozenset[str] = frozenset(
-    {NAMESPACE_LIFECYCLE, SERVICE_ACCOUNT, PRIORITY, MUTATING_WEBHOOK, VALIDATING_POLICY, VALIDATING_WEBHOOK}
+    {
+        NAMESPACE_LIFECYCLE,
+        SERVICE_ACCOUNT,
+        PRIORITY,
+        DEFAULT_STORAGE_CLASS,
+        STORAGE_PROTECTION,
+        MUTATING_WEBHOOK,
+        VALIDATING_POLICY,
+        VALIDATING_WEBHOOK,
+    }
 )
 
 

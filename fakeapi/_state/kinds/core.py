@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, defaults, namespace_content
-from fakeapi._state.admission.plugins import PRIORITY, SERVICE_ACCOUNT
+from fakeapi._state.admission.plugins import DEFAULT_STORAGE_CLASS, PRIORITY, SERVICE_ACCOUNT, STORAGE_PROTECTION
 from fakeapi._state.admission.priority import admit_pod_priority
 from fakeapi._state.admission.serviceaccount import admit_pod
+from fakeapi._state.admission.storage import add_protection_finalizer, default_claim_class
 from fakeapi._state.defaults.allocation import keep_allocated_values
 from fakeapi._state.defaults.cluster import (
     limit_range_defaults,
@@ -177,6 +178,18 @@ class PodStrategy(Strategy):
         return obj
 
 
+class VolumeStrategy(Strategy):
+    """Claims and volumes: a create passes DefaultStorageClass (claims) and StorageObjectInUseProtection
+    (:mod:`..admission.storage`)."""
+
+    def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
+        if rtype.plural == "persistentvolumeclaims" and DEFAULT_STORAGE_CLASS in store.admission_plugins:
+            obj = default_claim_class(store, obj)
+        if STORAGE_PROTECTION in store.admission_plugins:
+            obj = add_protection_finalizer(store, rtype.plural, obj)
+        return obj
+
+
 class NamespaceContentStrategy(Strategy):
     """ServiceAccounts and ConfigMaps: the ``default`` one and ``kube-root-ca.crt`` come back when
     deleted or changed, as kube-controller-manager keeps them (:mod:`..namespace_content`)."""
@@ -244,6 +257,7 @@ TYPES: tuple[ResourceType, ...] = (
         "PersistentVolumeClaim",
         short_names=("pvc",),
         subresources=(_STATUS,),
+        strategy=VolumeStrategy(),
         printer=PERSISTENT_VOLUME_CLAIM_PRINTER,
         defaulter=persistent_volume_claim_defaults,
     ),
@@ -255,6 +269,7 @@ TYPES: tuple[ResourceType, ...] = (
         False,
         short_names=("pv",),
         subresources=(_STATUS,),
+        strategy=VolumeStrategy(),
         printer=PERSISTENT_VOLUME_PRINTER,
         defaulter=persistent_volume_defaults,
     ),

@@ -28,6 +28,7 @@ from fakeapi._state.simulation.endpoints import sync_endpoints
 from fakeapi._state.simulation.endpointslices import sync_endpoint_slices
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
 from fakeapi._state.simulation.kubelet import kubelet_due, pod_workers, run_pods
+from fakeapi._state.simulation.local_path import install_default_class, provision_local_paths
 from fakeapi._state.simulation.namespaces import hand_back_namespaces, sync_namespaces
 from fakeapi._state.simulation.nodes import register_nodes
 from fakeapi._state.simulation.options import ControllerOptions
@@ -37,6 +38,8 @@ from fakeapi._state.simulation.rollouts import sync_deployments
 from fakeapi._state.simulation.scheduling import schedule_pods
 from fakeapi._state.simulation.statefulsets import stateful_set_due, sync_stateful_sets
 from fakeapi._state.simulation.stepping import ControllerWrite, WriteGate, WriteStopped
+from fakeapi._state.simulation.storage_protection import protect_claims, protect_volumes
+from fakeapi._state.simulation.volume_binder import sync_persistent_volumes
 from fakeapi.errors import APIError
 
 if TYPE_CHECKING:
@@ -72,6 +75,8 @@ _PODS, _NODES = ("", "pods"), ("", "nodes")
 _DEPLOYMENTS, _REPLICASETS = ("apps", "deployments"), ("apps", "replicasets")
 _REVISIONS, _CLAIMS = ("apps", "controllerrevisions"), ("", "persistentvolumeclaims")
 _JOBS, _SERVICES, _SLICES = ("batch", "jobs"), ("", "services"), ("discovery.k8s.io", "endpointslices")
+_VOLUMES, _CLASSES = ("", "persistentvolumes"), ("storage.k8s.io", "storageclasses")
+_STORAGE = frozenset({_CLAIMS, _VOLUMES, _CLASSES})
 # What admitting a pod a controller creates reads besides the pod (its namespace reaches every
 # step anyway): the ServiceAccount, PriorityClass, LimitRange and ResourceQuota admission plugins.
 _POD_ADMISSION = (
@@ -82,7 +87,7 @@ _POD_ADMISSION = (
 )
 CONTROLLERS = (
     Controller("nodes", register_nodes, None, frozenset({_NODES})),
-    Controller("scheduler", schedule_pods, None, frozenset({_PODS, _NODES})),
+    Controller("scheduler", schedule_pods, None, frozenset({_PODS, _NODES, *_STORAGE})),
     Controller("kubelet", run_pods, kubelet_due, frozenset({_PODS, _NODES}), pod_workers),
     Controller("job", sync_jobs, job_due, frozenset({_JOBS, _PODS, *_POD_ADMISSION})),
     Controller("deployment", sync_deployments, deployment_due, frozenset({_DEPLOYMENTS, _REPLICASETS, _PODS})),
@@ -102,6 +107,10 @@ CONTROLLERS = (
     Controller("cronjob", sync_cronjobs, cronjob_due, frozenset({("batch", "cronjobs"), _JOBS})),
     Controller("endpointslice", sync_endpoint_slices, None, frozenset({_SERVICES, _PODS, _NODES, _SLICES})),
     Controller("endpoints", sync_endpoints, None, frozenset({_SERVICES, _PODS, ("", "endpoints")})),
+    Controller("persistentvolume-binder", sync_persistent_volumes, None, frozenset({*_STORAGE, _PODS})),
+    Controller("local-path-provisioner", provision_local_paths, None, frozenset({*_STORAGE, _NODES})),
+    Controller("pvc-protection", protect_claims, None, frozenset({_CLAIMS, _PODS})),
+    Controller("pv-protection", protect_volumes, None, frozenset({_VOLUMES})),
     # It deletes whatever a namespace holds: its decisions read every namespaced resource.
     Controller("namespace", sync_namespaces, None, None),
 )
@@ -131,6 +140,14 @@ class Simulation:
         self.controllers = tuple(controller for controller in CONTROLLERS if options.runs(controller.name))
         self._steps = [(controller.step, controller.due) for controller in self.controllers]
         hand_back_namespaces(store, simulated=options.runs("namespace"))
+        store.protected_storage = frozenset(
+            resource
+            for resource, controller in (
+                ("persistentvolumeclaims", "pvc-protection"),
+                ("persistentvolumes", "pv-protection"),
+            )
+            if options.runs(controller)
+        )
         self._real_store = store
         self.focus: tuple[str, str] | None = None
         """The one object a worker-stepped controller acts on (None: all of them)."""
@@ -138,6 +155,13 @@ class Simulation:
     def stop(self) -> None:
         """No simulated controller runs any more: the inline namespace controller takes over."""
         hand_back_namespaces(self._real_store, simulated=False)
+        self._real_store.protected_storage = frozenset()
+
+    def install(self) -> None:
+        """What a new kind cluster holds before anyone uses it: the ``standard`` StorageClass, when
+        the local-path provisioner runs (docs/storage.md)."""
+        if self.options.runs("local-path-provisioner"):
+            install_default_class(self._real_store)
 
     def reset(self) -> None:
         """Forget what was recorded since the store was last restored (the Event name sequence)."""

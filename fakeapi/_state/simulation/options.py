@@ -5,8 +5,9 @@ collector and the namespace controllers, which every fake has). The names are th
 components whose writes they reproduce: ``nodes`` (the kubelet registering its Node), ``scheduler``
 (kube-scheduler binding pods), ``kubelet`` (running the pods bound to the fake nodes), and
 kube-controller-manager's ``job``, ``deployment``, ``replicaset``, ``statefulset``, ``daemonset``,
-``cronjob``, ``endpointslice``, ``endpoints`` and ``namespace`` controllers; ``all`` is every one of
-them. Without ``namespace``, a terminating namespace is emptied inside the write that deleted it.
+``cronjob``, ``endpointslice``, ``endpoints``, ``persistentvolume-binder``, ``pvc-protection``,
+``pv-protection`` and ``namespace`` controllers, and kind's ``local-path-provisioner``
+(docs/storage.md); ``all`` is every one of them. Without ``namespace``, a terminating namespace is emptied inside the write that deleted it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ CONTROLLER_NAMES = (
     "cronjob",
     "endpointslice",
     "endpoints",
+    "persistentvolume-binder",
+    "local-path-provisioner",
+    "pvc-protection",
+    "pv-protection",
     "namespace",
 )
 

@@ -15,7 +15,8 @@ condition without touching managedFields; then the ``Scheduled`` Event kube-sche
 ``pkg/scheduler/schedule_one.go``: reason ``Scheduled``, action ``Binding``, note ``Successfully
 assigned <namespace>/<name> to <node>``. A pod no node fits stays Pending with nothing written
 (the real scheduler's ``Unschedulable`` condition and ``FailedScheduling`` Event are not
-reproduced).
+reproduced). The pod's claims are the VolumeBinding plugin's (:mod:`.volume_scheduling`): a pod
+waits until they are bound, and a ``WaitForFirstConsumer`` claim is told the chosen node first.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.pod_subresources import bind_pod
 from fakeapi._state.simulation.nodes import NODES
+from fakeapi._state.simulation.volume_scheduling import fits, pod_volumes, select_nodes
 
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
@@ -51,11 +53,23 @@ def schedule_pods(simulation: Simulation) -> None:
         if node_name and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
             bound[node_name] = bound.get(node_name, 0) + 1
     for pod in pending:
-        fitting = [node for node in nodes if _fits(pod, node, bound.get(metadata_of(node)["name"], 0))]
+        volumes = pod_volumes(store, pod)
+        if volumes is None:
+            continue
+        fitting = [
+            node
+            for node in nodes
+            if _fits(pod, node, bound.get(metadata_of(node)["name"], 0))
+            and fits(volumes, node, required_affinity_matches)
+        ]
         if not fitting:
             continue
         node = min(fitting, key=lambda n: (bound.get(metadata_of(n)["name"], 0), metadata_of(n)["name"]))
         node_name = metadata_of(node)["name"]
+        if volumes.waiting:
+            # VolumeBinding's PreBind: the pod is bound once its claims are (docs/storage.md).
+            select_nodes(simulation, volumes, node_name)
+            continue
         meta = metadata_of(pod)
         namespace, name = meta.get("namespace", ""), meta.get("name", "")
         binding = {"metadata": {"name": name, "namespace": namespace, "uid": meta.get("uid")}}
