@@ -17,6 +17,7 @@ from fakeapi._state.simulation.statefulsets import sync_stateful_sets
 
 START = 1_700_000_000.0
 GENERATED = re.compile(r"-[bcdfghjklmnpqrstvwxz2456789]{5}\b")
+UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 STATEFUL_SET = {
     "apiVersion": "apps/v1",
@@ -87,11 +88,12 @@ def outcome(server: FakeAPIServer) -> tuple[Any, ...]:
             found.append((meta.get("generateName") or meta["name"], sorted(labels.items()), owners, *extra))
         return sorted(found)
 
-    # Generated pod names depend on how many random draws came before, so they are masked. The PV
+    # Generated pod names and uids (a provisioned volume's name) depend on how many random draws came
+    # before, so they are masked. The PV
     # controller's wait Events tell what a claim waited for at the moment it was synced (a claim
     # created by an interrupted sync waits for its pod a round longer), so they are left out.
     events = [
-        (e["reason"], GENERATED.sub("-*", e["message"]))
+        (e["reason"], UID.sub("*", GENERATED.sub("-*", e["message"])))
         for e in store.items(server.resource_type("v1", "Event"), "default")
         if e["reason"] not in ("WaitForFirstConsumer", "WaitForPodScheduled")
     ]
