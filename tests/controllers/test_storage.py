@@ -369,3 +369,13 @@ async def test_a_bound_volume_is_protected_from_deletion(server: FakeAPIServer, 
     await client.delete(f"{CLAIMS}/data")
     server.advance(0)
     assert (await client.get(f"{VOLUMES}/disk")).status == 404
+
+
+async def test_the_two_plugins_can_be_switched_off() -> None:
+    off = ["DefaultStorageClass", "StorageObjectInUseProtection"]
+    async with FakeAPIServer(controllers="all", clock=lambda: START, disable_admission_plugins=off) as running:
+        async for client in session_for(running):
+            created = (await client.post(CLAIMS, claim("data"))).json()
+            made = (await client.post(VOLUMES, volume("disk", "5Gi", "manual"))).json()
+    assert "storageClassName" not in created["spec"]
+    assert "finalizers" not in created["metadata"] and "finalizers" not in made["metadata"]
