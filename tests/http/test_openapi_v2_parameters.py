@@ -196,3 +196,11 @@ async def test_a_custom_resource_has_the_routes_of_the_crd_builder(client: RawCl
     assert {"$ref": "#/parameters/watch-XNNPZGbK"} in collection
     assert not any(param.get("in") == "body" or "body-" in param.get("$ref", "") for param in collection)
     assert document["paths"][widgets]["post"]["consumes"] == ["application/json", "application/yaml"]
+
+
+async def test_the_swagger_step_of_kubernetes_test_cmd(client: RawClient) -> None:
+    """``run_swagger_tests`` of kubernetes' ``test/cmd/discovery.sh`` greps the v2 document for three texts."""
+    body, _ = await v2(client)
+
+    for text in (b"list of returned", b"List of services", b"Watch for changes to the described resources"):
+        assert text in body, text
