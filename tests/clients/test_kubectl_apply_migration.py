@@ -6,7 +6,7 @@ server-side diff of a changed image after a client-side apply must show the chan
 apiserver's ``lastAppliedManager`` (docs/server-side-apply.md, "From client-side to server-side
 apply"). ``test_server_side_apply_takes_over_a_client_side_applied_object`` follows kubectl's four
 requests (apply, ``kubectl-last-applied``, the managedFields migration patch, the apply again) to
-the managedFields they leave.
+the managedFields they leave; the Pod of ``diff.sh`` makes the same move with a changed image.
 """
 
 from __future__ import annotations
@@ -141,3 +141,31 @@ def test_server_side_apply_takes_over_a_client_side_applied_object(kubectl: Kube
             '{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}',
         ),
     ]
+
+
+def test_a_client_side_applied_pod_moves_to_server_side_apply_with_a_new_image(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "namespace", "csa-pod")
+    assert kubectl.ok("apply", "-n", "csa-pod", "-f", "-", stdin=POD) == "pod/test-pod created\n"
+
+    moved = kubectl("apply", "--server-side", "-n", "csa-pod", "-f", "-", stdin=POD_CHANGED)
+
+    assert (moved.code, moved.stdout, moved.stderr) == (0, "pod/test-pod serverside-applied\n", "")
+    pod = json.loads(kubectl.ok("get", "pod", "test-pod", "-n", "csa-pod", "--show-managed-fields", "-o", "json"))
+    assert pod["spec"]["containers"][0]["image"] == "registry.k8s.io/pause:3.4"
+    assert [
+        (entry["manager"], entry["operation"], json.dumps(entry["fieldsV1"], separators=(",", ":")))
+        for entry in pod["metadata"]["managedFields"]
+    ] == [
+        (
+            "kubectl",
+            "Apply",
+            '{"f:metadata":{"f:labels":{"f:name":{}}},"f:spec":{"f:containers":{"k:{\\"name\\":\\"kubernetes-pause\\"}":'
+            '{".":{},"f:image":{},"f:name":{}}}}}',
+        ),
+        (
+            "kubectl-last-applied",
+            "Apply",
+            '{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}',
+        ),
+    ]
+    assert [volume["name"].startswith("kube-api-access-") for volume in pod["spec"]["volumes"]] == [True]
