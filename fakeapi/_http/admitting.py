@@ -118,7 +118,9 @@ async def admitted_create(
     admitted = await state.admission.admit(attributes, warnings)
     assert admitted is not None
     namespace = attributes.namespace
-    plan = state.store.plan_create(rtype, namespace, admitted, manager=manager, applied=applied, admitted=True)
+    plan = state.store.plan_create(
+        rtype, namespace, admitted, manager=manager, applied=applied, admitted=True, decoded=obj
+    )
     prepared = plan.object
     await state.admission.validate(
         replace(attributes, object=prepared, name=str(metadata_of(prepared).get("name"))), warnings

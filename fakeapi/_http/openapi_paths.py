@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fakeapi._http.openapi_definitions import META, kind_definition_name
+from fakeapi._http.openapi_parameters import NAMESPACE, PRETTY, query_parameters
 from fakeapi._state.registry import Registry
 from fakeapi._state.resources import ResourceType
 
@@ -26,47 +27,6 @@ _STATUS = META + "Status"
 _PATCH = META + "Patch"
 _DELETE_OPTIONS = META + "DeleteOptions"
 
-_BOOLEAN = frozenset(
-    {
-        "allowWatchBookmarks",
-        "force",
-        "ignoreStoreReadErrorWithClusterBreakingPotential",
-        "orphanDependents",
-        "sendInitialEvents",
-        "watch",
-    }
-)
-_INTEGER = frozenset({"gracePeriodSeconds", "limit", "timeoutSeconds"})
-_LIST_OPTIONS = (
-    "allowWatchBookmarks",
-    "continue",
-    "fieldSelector",
-    "labelSelector",
-    "limit",
-    "resourceVersion",
-    "resourceVersionMatch",
-    "sendInitialEvents",
-    "timeoutSeconds",
-    "watch",
-)
-_DELETE_PARAMS = (
-    "dryRun",
-    "gracePeriodSeconds",
-    "ignoreStoreReadErrorWithClusterBreakingPotential",
-    "orphanDependents",
-    "propagationPolicy",
-)
-_QUERY: dict[str, tuple[str, ...]] = {
-    "get": (),
-    "list": _LIST_OPTIONS,
-    "post": ("dryRun", "fieldManager", "fieldValidation"),
-    "put": ("dryRun", "fieldManager", "fieldValidation"),
-    "patch": ("dryRun", "fieldManager", "fieldValidation", "force"),
-    "delete": _DELETE_PARAMS,
-    "deletecollection": tuple(
-        sorted({*_DELETE_PARAMS, *(name for name in _LIST_OPTIONS if name not in ("allowWatchBookmarks", "watch"))})
-    ),
-}
 _VERB_OF_ACTION = {
     "get": "read",
     "list": "list",
@@ -76,6 +36,8 @@ _VERB_OF_ACTION = {
     "delete": "delete",
     "deletecollection": "delete",
 }
+# A built-in route consumes anything; the custom resource builder declares JSON and YAML.
+_OTHER_CONSUMES = {False: ("*/*",), True: ("application/json", "application/yaml")}
 _PATCH_TYPES = (
     "application/apply-patch+yaml",
     "application/json-patch+json",
@@ -89,7 +51,7 @@ class Parameter:
     name: str
     location: str  # "query" or "path"
     type: str
-    description: str = ""
+    description: str
 
 
 @dataclass(frozen=True)
@@ -104,6 +66,7 @@ class Operation:
     gvk: tuple[str, str, str]
     parameters: tuple[Parameter, ...]
     body: str | None
+    body_required: bool
     responses: tuple[tuple[str, str, str], ...]  # code, description, definition
     consumes: tuple[str, ...]
     produces: tuple[str, ...]
@@ -133,24 +96,14 @@ def _description(action: str, kind: str, subresource: str, *, list_word: str) ->
     return f"{_VERB_OF_ACTION[action]}{sub}{_article(kind)}{kind}"
 
 
-def _parameters(action: str, path: str, kind: str) -> tuple[Parameter, ...]:
-    params = [Parameter(name, "query", _param_type(name)) for name in _QUERY[action]]
-    params.append(Parameter("pretty", "query", "string", "If 'true', then the output is pretty printed."))
+def _parameters(action: str, path: str, kind: str, *, custom: bool) -> tuple[Parameter, ...]:
+    params = [Parameter(name, "query", kind_, text) for name, kind_, text in query_parameters(action, custom=custom)]
+    params.append(Parameter("pretty", "query", "string", PRETTY))
     if "{name}" in path:
         params.append(Parameter("name", "path", "string", f"name of the {kind}"))
     if "{namespace}" in path:
-        params.append(
-            Parameter("namespace", "path", "string", "object name and auth scope, such as for teams and projects")
-        )
+        params.append(Parameter("namespace", "path", "string", NAMESPACE))
     return tuple(sorted(params, key=lambda param: (param.location != "path", param.name)))
-
-
-def _param_type(name: str) -> str:
-    if name in _BOOLEAN:
-        return "boolean"
-    if name in _INTEGER:
-        return "integer"
-    return "string"
 
 
 def _responses(action: str, kind: str, list_kind: str, custom: bool) -> tuple[tuple[str, str, str], ...]:
@@ -208,6 +161,8 @@ def _operations_of(registry: Registry, rtype: ResourceType) -> list[Operation]:
     for path, method, action, suffix, sub, answer in routes:
         operation_id = _VERB_OF_ACTION[action] + prefix + suffix
         body = {"post": answer, "put": answer, "patch": _PATCH, "delete": _DELETE_OPTIONS}.get(action)
+        if action == "deletecollection" and not rtype.custom:
+            body = _DELETE_OPTIONS
         operations.append(
             Operation(
                 path=path,
@@ -218,10 +173,11 @@ def _operations_of(registry: Registry, rtype: ResourceType) -> list[Operation]:
                 ),
                 action=action,
                 gvk=("autoscaling", "v1", "Scale") if sub == "scale" else (rtype.group, rtype.version, rtype.kind),
-                parameters=_parameters(action, path, rtype.kind),
+                parameters=_parameters(action, path, rtype.kind, custom=rtype.custom),
                 body=body,
+                body_required=action not in ("delete", "deletecollection"),
                 responses=_responses(action, answer, kind_name + "List", rtype.custom),
-                consumes=patch_types if action == "patch" else ("*/*",),
+                consumes=patch_types if action == "patch" else _OTHER_CONSUMES[rtype.custom],
                 produces=produces,
                 tag=tag,
             )

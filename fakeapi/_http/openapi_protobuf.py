@@ -165,6 +165,7 @@ def _one(number: int, value: bytes) -> bytes:
 
 
 def _parameter(param: dict[str, Any]) -> bytes:
+    """A ``Parameter``: its body or non-body member."""
     m = _Message()
     if param.get("in") == "body":
         m.string(1, param.get("description"))
@@ -172,7 +173,7 @@ def _parameter(param: dict[str, Any]) -> bytes:
         m.string(3, "body")
         m.boolean(4, param.get("required"))
         m.message(5, _schema(param.get("schema") or {}))
-        return _one(1, _one(1, m.done()))
+        return _one(1, m.done())
     m.boolean(1, param.get("required"))
     m.string(2, param.get("in"))
     m.string(3, param.get("description"))
@@ -185,7 +186,14 @@ def _parameter(param: dict[str, Any]) -> bytes:
         m.string(5, param.get("type"))
         m.boolean(19, param.get("uniqueItems"))
         sub = 4
-    return _one(1, _one(2, _one(sub, m.done())))
+    return _one(2, _one(sub, m.done()))
+
+
+def _parameters_item(param: dict[str, Any]) -> bytes:
+    """A ``ParametersItem``: a parameter, or a ``JsonReference`` to one of the document's."""
+    if "$ref" in param:
+        return _one(2, _one(1, str(param["$ref"]).encode()))
+    return _one(1, _parameter(param))
 
 
 def _operation(op: dict[str, Any]) -> bytes:
@@ -195,7 +203,7 @@ def _operation(op: dict[str, Any]) -> bytes:
     m.string(5, op.get("operationId"))
     m.strings(6, op.get("produces"))
     m.strings(7, op.get("consumes"))
-    m.messages(8, (_parameter(param) for param in op.get("parameters") or ()))
+    m.messages(8, (_parameters_item(param) for param in op.get("parameters") or ()))
     responses = _Message()
     for code, response in (op.get("responses") or {}).items():
         body = _Message()
@@ -213,7 +221,8 @@ _METHODS = (("get", 2), ("put", 3), ("post", 4), ("delete", 5), ("options", 6), 
 
 
 def document_protobuf(document: dict[str, Any]) -> bytes:
-    """The gnostic ``openapi_v2.Document`` bytes of a v2 document (``swagger``, ``info``, ``paths``, ``definitions``)."""
+    """The gnostic ``openapi_v2.Document`` bytes of a v2 document (``swagger``, ``info``, ``paths``,
+    ``definitions``, ``parameters``)."""
     m = _Message()
     m.string(1, document.get("swagger"))
     info = _Message()
@@ -226,6 +235,7 @@ def document_protobuf(document: dict[str, Any]) -> bytes:
         for method, number in _METHODS:
             if method in item:
                 path_item.message(number, _operation(item[method]))
+        path_item.messages(9, (_parameters_item(param) for param in item.get("parameters") or ()))
         paths.message(2, _named(path, path_item.done()))
     m.message(8, paths.done())
     definitions = _Message()
@@ -233,4 +243,9 @@ def document_protobuf(document: dict[str, Any]) -> bytes:
         1, (_named(name, _schema(schema)) for name, schema in (document.get("definitions") or {}).items())
     )
     m.message(9, definitions.done())
+    shared = document.get("parameters")
+    if shared:
+        parameters = _Message()
+        parameters.messages(1, (_named(name, _parameter(param)) for name, param in shared.items()))
+        m.message(10, parameters.done())
     return m.done()

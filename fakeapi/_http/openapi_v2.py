@@ -7,7 +7,8 @@ object to the REST mapping, which answers ``no matches for kind "Deploymnet" in 
 and ``ensure CRDs are installed first``. Without a v2 document it stops at ``failed to download
 openapi``. The document holds the same definitions and operations as the v3 ones
 (:mod:`.openapi_definitions`, :mod:`.openapi_paths`) in v2's spelling: ``$ref`` as
-``#/definitions/<name>`` beside its description, body parameters, a ``schema`` per response.
+``#/definitions/<name>`` beside its description, body parameters, a ``schema`` per response, and
+the parameters listed where kube-openapi's v2 builder lists them (:mod:`.openapi_shared_parameters`).
 
 A custom resource's schema is made for v2 as apiextensions-apiserver's builder does with
 ``V2: true``: a version that keeps unknown fields (``x-kubernetes-preserve-unknown-fields`` at its
@@ -24,6 +25,7 @@ from typing import Any
 from fakeapi._http.openapi_definitions import REF_PREFIX, group_version_definitions, kind_definition_name
 from fakeapi._http.openapi_paths import Operation, group_version_operations
 from fakeapi._http.openapi_protobuf import document_protobuf
+from fakeapi._http.openapi_shared_parameters import hoisted, shared
 from fakeapi._patching.godecode import decode
 from fakeapi._patching.goencode import encode
 from fakeapi._state.registry import Registry
@@ -40,12 +42,17 @@ def _operation(operation: Operation) -> dict[str, Any]:
     parameters: list[dict[str, Any]] = []
     if operation.body is not None:
         parameters.append(
-            {"in": "body", "name": "body", "required": True, "schema": {"$ref": REF_PREFIX + operation.body}}
+            {
+                "in": "body",
+                "name": "body",
+                **({"required": True} if operation.body_required else {}),
+                "schema": {"$ref": REF_PREFIX + operation.body},
+            }
         )
     for param in operation.parameters:
         parameters.append(
             {
-                **({"description": param.description} if param.description else {}),
+                "description": param.description,
                 "in": param.location,
                 "name": param.name,
                 **({"required": True} if param.location == "path" else {}),
@@ -105,9 +112,13 @@ def _custom_for_v2(registry: Registry, rtype: ResourceType, definitions: dict[st
 
 def _parts(registry: Registry, group: str, version: str) -> tuple[dict[str, Any], dict[str, Any]]:
     types = registry.types_in(group, version)
-    paths: dict[str, Any] = {}
+    operations: dict[str, dict[str, Any]] = {}
     for operation in group_version_operations(registry, types):
-        paths.setdefault(operation.path, {})[operation.method] = _operation(operation)
+        operations.setdefault(operation.path, {})[operation.method] = _operation(operation)
+    paths: dict[str, Any] = {}
+    for path, by_method in operations.items():
+        common, kept = hoisted(by_method)
+        paths[path] = {**kept, "parameters": common} if common else kept
     definitions = dict(group_version_definitions(registry, types))
     for rtype in types:
         if rtype.custom:
@@ -143,10 +154,12 @@ def _serialized(kube_version: str, custom: bytes) -> tuple[bytes, dict[str, Any]
     for gv_paths, gv_definitions in decode(custom):
         paths.update(gv_paths)
         definitions.update(gv_definitions)
+    referring, parameters = shared(dict(sorted(paths.items())))
     document = {
         "definitions": dict(sorted(definitions.items())),
         "info": {"title": "Kubernetes", "version": kube_release(kube_version).git_version},
-        "paths": dict(sorted(paths.items())),
+        "parameters": dict(sorted(parameters.items())),
+        "paths": referring,
         "swagger": "2.0",
     }
     return encode(document), document

@@ -120,7 +120,7 @@ def _operation(operation: Operation) -> dict[str, Any]:
     if operation.body is not None:
         out["requestBody"] = {
             "content": _content(operation.body, operation.consumes),
-            "required": operation.action != "delete",
+            "required": operation.body_required,
         }
     return out
 

@@ -199,16 +199,17 @@ async def _server_side_apply(
     options: WriteOptions,
 ) -> web.Response:
     manager = require_manager(request.query.get("fieldManager"))
-    applied = decode_apply_body(body)
-    check_applied_type(applied, group=rtype.group, version=rtype.version, kind=rtype.kind)
+    sent = decode_apply_body(body)
+    check_applied_type(sent, group=rtype.group, version=rtype.version, kind=rtype.kind)
     field_ownership.check_applied(
-        applied, field_ownership.kind_atom(rtype), group=rtype.group, version=rtype.version, kind=rtype.kind
+        sent, field_ownership.kind_atom(rtype), group=rtype.group, version=rtype.version, kind=rtype.kind
     )
-    applied = _check_body_namespace(rtype, info, applied)
+    applied = _check_body_namespace(rtype, info, sent)
     _check_name(info, applied)
     namespace = info.namespace if rtype.namespaced else ""
     if state.store.find(rtype, namespace, info.name) is None:
         created = {**applied, "apiVersion": rtype.api_version} if writes_convert(rtype) else applied
+        created = field_ownership.with_last_applied(created, sent, manager)
         committed = await admitted_create(
             request, state, rtype, info, created, dry_run=options.dry_run, manager=manager, applied=applied
         )
@@ -216,7 +217,7 @@ async def _server_side_apply(
         return respond(request, state, rtype, committed.object, answer, status=201, warnings=warnings)
 
     def compute(current: dict[str, Any]) -> dict[str, Any]:
-        return field_ownership.merge_applied(
+        merged = field_ownership.merge_applied(
             current,
             applied,
             atom=field_ownership.kind_atom(rtype),
@@ -227,6 +228,7 @@ async def _server_side_apply(
             status_is_subresource="status" in rtype.subresources,
             renaming=strategy_of(rtype).field_renaming(rtype),
         )
+        return field_ownership.with_last_applied(merged, sent, manager)
 
     committed = await admitted_update(
         request,

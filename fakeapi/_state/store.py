@@ -355,13 +355,20 @@ class Store:
         validate: bool = True,
         applied: dict[str, Any] | None = None,
         admitted: bool = False,
+        decoded: dict[str, Any] | None = None,
     ) -> CreatePlan:
         """A create up to its commit: admitted (unless ``admitted`` says the caller did), named, prepared, validated.
 
         Nothing is stored: :meth:`commit_create` stores it, so validating admission can run in between.
+        ``decoded`` is the object before mutating admission when the caller admitted it: the create's
+        managedFields are those of that object as decoding defaults it, for ``create.go`` runs the
+        field manager before admission and before the registry prepares the object
+        (docs/server-side-apply.md, "From client-side to server-side apply").
         """
         strategy = strategy_of(rtype)
         metadata = metadata_of(obj)
+        if decoded is None:
+            decoded = obj
         given = metadata.get("resourceVersion")
         if given not in (None, "", "0"):
             # etcd3 ``Create`` refuses only a resourceVersion that parses as a non-zero number;
@@ -377,7 +384,7 @@ class Store:
             candidate = obj
             if generated:
                 candidate = with_metadata(obj, name=self.generate_name(metadata["generateName"]))
-            prepared = self._prepare_create(rtype, strategy, namespace, candidate, manager, validate, applied)
+            prepared = self._prepare_create(rtype, strategy, namespace, candidate, manager, validate, applied, decoded)
             name = metadata_of(prepared)["name"]
             existing = self.find(rtype, namespace, name)
             if existing is None:
@@ -418,6 +425,7 @@ class Store:
         manager: str,
         validate: bool,
         applied: dict[str, Any] | None,
+        decoded: dict[str, Any],
     ) -> dict[str, Any]:
         now = self.clock.timestamp()
         prepared = with_metadata(
@@ -434,7 +442,9 @@ class Store:
         prepared = strategy.allocate(self, rtype, prepared)
         if validate:
             strategy.validate_create(self, rtype, prepared)
-        return self._laid_out(rtype, strategy.track_create(rtype, prepared, manager, now, applied), None)
+        tracked = prepared if applied is not None else rtype.default(decoded, creating=True)
+        entries = metadata_of(strategy.track_create(rtype, tracked, manager, now, applied)).get("managedFields")
+        return self._laid_out(rtype, with_metadata(prepared, managedFields=entries), None)
 
     def in_struct_order(self, rtype: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         """A built-in object laid out as its Go struct (what ``json.Marshal`` of the typed object writes)."""

@@ -5,7 +5,9 @@ sigs.k8s.io/structured-merge-diff v4.4.2 in Kubernetes 1.32) tracks, per manager
 it owns, walking objects with the kind's schema: ``listType=map`` lists per key
 (``k:{"name":"app"}``), ``listType=set`` lists per value (``v:"x"``), atomic lists and maps whole.
 Updates take what they change (:mod:`.updating`); applies merge and own what they apply
-(:mod:`.applying`). docs/server-side-apply.md says what is reproduced and from where.
+(:mod:`.applying`), and kubectl's last-applied annotation lets ``kubectl`` take over what
+``kubectl apply`` owned (:mod:`.last_applied`). docs/server-side-apply.md says what is reproduced
+and from where.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from fakeapi._state.field_ownership.applying import applied_fields, check_applie
 from fakeapi._state.field_ownership.conflicts import conflict_error
 from fakeapi._state.field_ownership.entries import Renaming
 from fakeapi._state.field_ownership.fieldpath import encode_fields
+from fakeapi._state.field_ownership.last_applied import with_last_applied
 from fakeapi._state.field_ownership.schema import Atom, kind_atom
 from fakeapi._state.field_ownership.typed import TypedError
 from fakeapi._state.field_ownership.updating import track
@@ -38,6 +41,7 @@ __all__ = [
     "kind_atom",
     "merge_applied",
     "track",
+    "with_last_applied",
 ]
 
 

@@ -7,8 +7,9 @@ it owned before and left out now is pruned (``prune``: removed, then added back 
 manager, or the new set, still owns something at or below it, and where nobody ever owned it);
 then the live and the new object are compared, and a field another manager owns that the apply
 adds or changes is a conflict (409, :mod:`.conflicts`) unless ``force=true``, which takes it from
-them. Fields the apply removed leave every other manager's set. The applier's time moves only when
-the object changes (``managedFieldsUpdater``).
+them, or the applier is ``kubectl`` and the fields are ones kubectl's last-applied annotation
+still describes (:mod:`.last_applied`). Fields the apply removed leave every other manager's set.
+The applier's time moves only when the object changes (``managedFieldsUpdater``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from fakeapi._state.field_ownership.entries import (
     with_entries,
 )
 from fakeapi._state.field_ownership.fieldpath import FieldSet, Path, encode_fields
+from fakeapi._state.field_ownership.last_applied import KUBECTL_MANAGER, allowed_conflicts
 from fakeapi._state.field_ownership.schema import Atom
 from fakeapi._state.field_ownership.typed import (
     ABSENT,
@@ -126,7 +128,13 @@ def merge_applied(
     for entry, owned in others:
         conflicts.extend((entry, path) for path in as_written(owned & touched, entry, api_version, renaming))
     if conflicts and not force:
-        raise conflict_error(conflicts)
+        refused = conflicts
+        if manager == KUBECTL_MANAGER:
+            allowed = allowed_conflicts(bare_live, atom, api_version=api_version)
+            if allowed is not None:
+                refused = [(entry, path) for entry, path in conflicts if path not in allowed]
+        if refused:
+            raise conflict_error(refused)
     kept: list[dict[str, Any]] = []
     for entry, owned in others:
         remaining = owned - touched - comparison.removed

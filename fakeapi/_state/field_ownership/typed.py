@@ -26,6 +26,7 @@ __all__ = [
     "ABSENT",
     "TypedError",
     "compare",
+    "conversion_refused",
     "field_set",
     "list_errors",
     "merge",
@@ -126,7 +127,17 @@ def list_errors(value: Any, atom: Atom) -> list[str]:
     return errors
 
 
-def _validate(value: Any, atom: Atom, where: str, errors: list[str], depth: int = 0) -> None:
+def conversion_refused(value: Any, atom: Atom) -> bool:
+    """Whether ``ObjectToTyped`` refuses ``value``: a list error, or a field its struct does not
+    declare (``field not declared in schema``); scalar types are not checked."""
+    errors: list[str] = []
+    _validate(value, atom, "", errors, declared_only=True)
+    return bool(errors)
+
+
+def _validate(
+    value: Any, atom: Atom, where: str, errors: list[str], depth: int = 0, *, declared_only: bool = False
+) -> None:
     if depth >= MAX_TRACKED_DEPTH:
         return
     shape = _shape(atom, value)
@@ -137,7 +148,7 @@ def _validate(value: Any, atom: Atom, where: str, errors: list[str], depth: int 
         seen: set[Element] = set()
         for index, item in enumerate(value):
             if list_type.atomic:
-                _validate(item, child, f"{where}[{index}]", errors, depth + 1)
+                _validate(item, child, f"{where}[{index}]", errors, depth + 1, declared_only=declared_only)
                 continue
             try:
                 element = element_of(list_type, item)
@@ -148,13 +159,16 @@ def _validate(value: Any, atom: Atom, where: str, errors: list[str], depth: int 
                 message = f"duplicate entries for key {path_text((element,))}"
                 errors.append(f"{where}: {message}" if where else message)
             seen.add(element)
-            _validate(item, child, where + path_text((element,)), errors, depth + 1)
+            _validate(item, child, where + path_text((element,)), errors, depth + 1, declared_only=declared_only)
     elif shape == "map" and isinstance(value, dict):
         map_type = atom.map
         assert map_type is not None
         for key, item in value.items():
-            child, _ = _field_atom(map_type, key)
-            _validate(item, child, f"{where}.{key}", errors, depth + 1)
+            child, declared = _field_atom(map_type, key)
+            if declared_only and not declared and map_type.element is None:
+                errors.append(f"{where}.{key}: field not declared in schema")
+                return
+            _validate(item, child, f"{where}.{key}", errors, depth + 1, declared_only=declared_only)
 
 
 # -- ToFieldSet ----------------------------------------------------------------------------------
