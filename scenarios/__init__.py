@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from scenarios._faults import FAULTS
     from scenarios._hostile import Mutation, ProbedField
     from scenarios._model import ActorError, Check, Choice, Effect, Flag, Option, RunRecord, Scenario, Step, Violation
+    from scenarios._operators import ANY_VALUE, CallEffect, Operator, WriteEffect
     from scenarios._probing import Finding, HostileReport
     from scenarios._running import explore, probe, scenario
     from scenarios._schedules import Shard
@@ -47,7 +48,11 @@ if TYPE_CHECKING:
 # Names load on first use: the pytest plugin lives in this package, and a test session that never
 # explores should not pay for importing the engine, aiohttp or kubernetes_asyncio.
 _EXPORTS = {
+    "ANY_VALUE": "scenarios._operators",
     "BUILTINS": "scenarios.builtin",
+    "CallEffect": "scenarios._operators",
+    "Operator": "scenarios._operators",
+    "WriteEffect": "scenarios._operators",
     "FAULTS": "scenarios._faults",
     "Actor": "scenarios._actors",
     "ActorCrashed": "scenarios._actors",
@@ -83,11 +88,13 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "ANY_VALUE",
     "BUILTINS",
     "FAULTS",
     "Actor",
     "ActorCrashed",
     "ActorError",
+    "CallEffect",
     "Check",
     "Choice",
     "Effect",
@@ -96,6 +103,7 @@ __all__ = [
     "Flag",
     "HostileReport",
     "Mutation",
+    "Operator",
     "Option",
     "ProbedField",
     "RunRecord",
@@ -106,6 +114,7 @@ __all__ = [
     "Step",
     "TickContext",
     "Violation",
+    "WriteEffect",
     "at_least_once",
     "at_most_once",
     "builtin_scenario",

@@ -202,12 +202,33 @@ def _last_write_before(steps: Sequence[Step], number: int, target: ObjectKey) ->
     return 0
 
 
+def _last_writes_listed(steps: Sequence[Step], number: int, collection: ObjectKey) -> dict[ObjectKey, int]:
+    """For each object of a listed collection, the last committed write to it before the list."""
+    last: dict[ObjectKey, int] = {}
+    for step in steps[: number - 1]:
+        target = step.option.target
+        if step.committed and target[:2] == collection[:2] and collection[2] in ("", target[2]) and target[3]:
+            last[target] = step.number
+    return last
+
+
+def _last_write_up_to(steps: Sequence[Step], number: int, key: ObjectKey, version: int) -> int:
+    """The last committed write to ``key`` before step ``number`` whose result a watch event at
+    resourceVersion ``version`` shows (each write's revision is above its ``revision_before``)."""
+    for step in reversed(steps[: number - 1]):
+        if step.committed and step.option.target == key and step.revision_before < version:
+            return step.number
+    return 0
+
+
 @dataclass(frozen=True)
 class _NoLostUpdate:
     name: str = "no lost update"
 
     def __call__(self, run: RunRecord) -> list[Violation]:
-        seen: dict[tuple[str, ObjectKey], int] = {}
+        seen: dict[
+            tuple[str, ObjectKey], int
+        ] = {}  # what each actor has read of each object (a GET, a LIST, a watch event)
         changes: dict[int, set[str]] = {}
         violations = []
         for step in run.steps:
@@ -215,6 +236,13 @@ class _NoLostUpdate:
             answered = step.entry is not None and 200 <= step.entry.status < 300 and step.fault is None
             if step.option.verb == "get" and answered:
                 seen[(step.actor, target)] = _last_write_before(run.steps, step.number, target)
+            if step.option.verb == "list" and answered:
+                for key, number in _last_writes_listed(run.steps, step.number, target).items():
+                    seen[(step.actor, key)] = max(seen.get((step.actor, key), 0), number)
+            if step.delivered is not None:
+                key, version = step.delivered
+                number = _last_write_up_to(run.steps, step.number, key, version)
+                seen[(step.actor, key)] = max(seen.get((step.actor, key), 0), number)
             if not step.committed or step.option.verb in STEPPED:
                 continue  # a simulated controller writes from the store's current state: it has read everything
             for other in run.steps[: step.number - 1]:

@@ -54,7 +54,7 @@ from scenarios._actors import (
 )
 from scenarios._dependencies import require_engine_dependencies
 from scenarios._faults import FAULTS, Fault, enabled_faults, validate_faults
-from scenarios._gating import Conductor, Held
+from scenarios._gating import Conductor, EngineStuck, Held
 from scenarios._model import (
     CLOCK,
     CONTROLLER_WRITE,
@@ -70,6 +70,7 @@ from scenarios._model import (
     Scenario,
     Step,
 )
+from scenarios._replica_steps import ReplicaSteps
 from scenarios._schedules import Chooser, observe
 from scenarios._webhooks import WebhookDesk, service_routes, waiting_call
 
@@ -100,10 +101,6 @@ class _QuietCuts(logging.Filter):
 _QUIET_CUTS = _QuietCuts()
 
 
-class EngineStuck(RuntimeError):
-    """An actor neither reached the gate nor finished: it waits on something the engine does not control."""
-
-
 def object_key(server: FakeAPIServer, obj: dict[str, Any]) -> ObjectKey:
     rtype = server.resource_type(obj.get("apiVersion", ""), obj.get("kind", ""))
     metadata = obj.get("metadata") or {}
@@ -111,13 +108,15 @@ def object_key(server: FakeAPIServer, obj: dict[str, Any]) -> ObjectKey:
     return (rtype.group, rtype.plural, namespace, metadata.get("name", ""))
 
 
-class Engine:
+class Engine(ReplicaSteps):
     """Runs one scenario's schedules. ``await start()``, ``await run(chooser)`` as often as needed, ``await stop()``."""
 
     def __init__(self, scenario: Scenario, *, settle_timeout: float = 30.0) -> None:
         require_engine_dependencies()
         validate_faults(scenario.faults)
         names = [actor.name for actor in scenario.actors]
+        if scenario.operator is not None:
+            names += scenario.operator.replica_names
         if len(set(names)) != len(names):
             raise ValueError(f"actor names must be unique: {names}")
         self.scenario = scenario
@@ -127,8 +126,9 @@ class Engine:
         self.fault_budget = scenario.max_faults
         """At most this many faults per run: the scenario's, lowered while searching for fewer faults."""
         self.fingerprint = scenario.fingerprint
+        self._elapsed = 0.0
         self.server = FakeAPIServer(
-            clock=lambda: FIXED_CLOCK, seed=scenario.server_seed, authorization=scenario.authorization
+            clock=self._wall_clock, seed=scenario.server_seed, authorization=scenario.authorization
         )
         self._controller_reads: dict[str, frozenset[tuple[str, str]] | None] = {}
         if scenario.controllers:
@@ -145,6 +145,8 @@ class Engine:
         # Every watch an actor opens is a step of its own (a read of the collection), so its start,
         # which lists the store as it stands, is ordered with the writes like any read.
         self.conductor.hold_watches = True
+        if scenario.operator is not None and "watch-expire" not in scenario.faults:
+            self.conductor.free_watches = set(scenario.operator.replica_names)
         self.conductor.on_watch = self._watch_opened
         self.webhooks: WebhookDesk | None = None
         if scenario.webhooks:
@@ -166,7 +168,13 @@ class Engine:
         self._runtimes: dict[str, ActorRuntime] = {}
         self._record = RunRecord(choices=[])
         self._faults_used = 0
-        self._elapsed = 0.0
+        self.init_replicas()
+
+    def _wall_clock(self) -> float:
+        """The server's clock: fixed, or moved with the replicas' virtual time (controllers keep their own)."""
+        if self.scenario.operator is None or self.scenario.controllers:
+            return FIXED_CLOCK
+        return FIXED_CLOCK + self._elapsed
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -184,9 +192,11 @@ class Engine:
             clients = ActorClients(actor.name, path, self.server.url, token)
             await clients.open()
             self.clients[actor.name] = clients
+        await self.start_replicas(workdir)
         await self.prepare(self.scenario.objects)
 
     async def stop(self) -> None:
+        await self.stop_replicas()
         for clients in self.clients.values():
             with contextlib.suppress(Exception):
                 await clients.close()
@@ -272,6 +282,7 @@ class Engine:
             actor.name: ActorRuntime(actor, restarts_left=actor.restarts, threads=ActorThreads(self._executor))
             for actor in self.scenario.actors
         }
+        self._runtimes.update(self.replica_runtimes())
         if self.scenario.before_run is not None:
             outcome = self.scenario.before_run()
             if inspect.isawaitable(outcome):
@@ -280,6 +291,8 @@ class Engine:
         try:
             for actor in self.scenario.actors:
                 await self._start_actor(self._runtimes[actor.name])
+            for name in self.replica_names:
+                await self.start_replica(self._runtimes[name])
             previous: str | None = None
             while True:
                 options, pending = self._options()
@@ -336,17 +349,21 @@ class Engine:
         pending: list[Any] = []
         budget = self._faults_used < self.fault_budget
         parked = set(self._parked_actors()) if self.conductor.valves else set()
-        for actor in sorted({*self.conductor.held, *parked}):
+        watching = {name for name in self.replica_names if self.conductor.waiting_valves(name)}
+        for actor in sorted({*self.conductor.held, *parked, *watching}):
             runtime = self._runtimes[actor]
-            if actor in parked:
+            timed = actor in self.links
+            if actor in parked or actor in watching:
                 for number, valve in enumerate(self.conductor.valves.get(actor, [])):
                     if valve.waiting:
                         watch = valve.request
                         where = (watch.group, watch.resource, watch.namespace, watch.name)
-                        options.append(Option(actor, None, "WATCH", f"{watch.path}#{number}", WATCH_EVENT, where))
+                        path = f"{watch.path}#{number}"
+                        options.append(Option(actor, None, "WATCH", path, WATCH_EVENT, where, timed=timed))
                         pending.append(valve)
-                continue
-            for held in self.conductor.held[actor]:
+                if not timed:
+                    continue
+            for held in self.held_in_order(actor):
                 request = held.request
                 if held.call is not None and request is not None and self.webhooks is not None:
                     where = (request.group, request.resource, request.namespace, request.name)
@@ -363,7 +380,9 @@ class Engine:
                     continue
                 target = (request.group, request.resource, request.namespace, request.name)
                 reaches = self._reaches(request)
-                options.append(Option(actor, None, request.method, request.path, request.verb, target, reaches))
+                options.append(
+                    Option(actor, None, request.method, request.path, request.verb, target, reaches, timed=timed)
+                )
                 pending.append(held)
                 if not budget:
                     continue
@@ -374,10 +393,12 @@ class Engine:
                     if fault.crash is not None and not self._may_crash(runtime, fault.crash):
                         continue
                     options.append(
-                        Option(actor, fault.name, request.method, request.path, request.verb, target, reaches)
+                        Option(
+                            actor, fault.name, request.method, request.path, request.verb, target, reaches, timed=timed
+                        )
                     )
                     pending.append(held)
-        if self._controller_reads:
+        if self._controller_reads or self.links:
             stepped = self._stepped_options()
             options += stepped
             pending += [None] * len(stepped)
@@ -396,7 +417,7 @@ class Engine:
     def _stepped_options(self) -> list[Option]:
         """Each simulated controller's next write; when none has one, the clock's move to the next
         instant one falls due (within the scenario's horizon)."""
-        writes = self.server.controller_writes()
+        writes = self.server.controller_writes() if self._controller_reads else []
         if writes:
             return [
                 Option(
@@ -411,7 +432,7 @@ class Engine:
                 )
                 for write in writes
             ]
-        due = self.server.next_controller_due()
+        due = self._next_due()
         if due is None or self._elapsed + due > self.scenario.horizon:
             return []
         at = self._elapsed + due
@@ -445,7 +466,7 @@ class Engine:
         if option.verb == WATCH_EVENT:
             return await self._deliver(option, held)
         if option.verb in STEPPED:
-            return self._step_controllers(option)
+            return await self._step_controllers(option)
         if option.webhook:
             return await self._answer_call(option, held)
         record = self._record
@@ -459,6 +480,7 @@ class Engine:
             request.sequence if request is not None else 0,
         )
         step.revision_before = self.server.revision
+        before = self.before_write(option)
         step.resend_of = self._resend_of(runtime, option)
         record.steps.append(step)
         runtime.last_step = step.number
@@ -484,6 +506,7 @@ class Engine:
         if self.server.revision != step.revision_before:
             step.committed = True
             step.state_after = self._fetch(option.target)
+            self.note_write_effects(step, before)
         return step.committed
 
     async def _answer_call(self, option: Option, held: Held) -> bool:
@@ -514,18 +537,26 @@ class Engine:
             step.waits_on = call.webhook
             step.sequence = 0
 
-    def _step_controllers(self, option: Option) -> bool:
+    def _next_due(self) -> float | None:
+        """Seconds until the next instant a controller's timed step or a replica's timer falls due."""
+        dues = [self.server.next_controller_due() if self._controller_reads else None, self.replica_due(self._elapsed)]
+        present = [due for due in dues if due is not None]
+        return min(present) if present else None
+
+    async def _step_controllers(self, option: Option) -> bool:
         """A controller's write, or a move of the clock; either is a step of the run."""
         record = self._record
         step = Step(len(record.steps) + 1, option, 0, "", 0)
         step.revision_before = self.server.revision
         record.steps.append(step)
         if option.verb == CLOCK:
-            due = self.server.next_controller_due()
+            due = self._next_due()
             assert due is not None
-            self.server.advance_clock(due)
+            if self._controller_reads:
+                self.server.advance_clock(due)
             self._elapsed += due
             step.event = f"the clock is now {self._elapsed:g} s after the start"
+            await self.advance_replicas(self._elapsed)
             return True  # time moved: what falls due, and every later write's timestamps, depend on it
         controller, _, worker = option.actor.partition("/")
         written = self.server.step_controller(controller, worker)
@@ -544,8 +575,17 @@ class Engine:
         step = Step(len(record.steps) + 1, option, runtime.incarnation, "", 0)
         step.revision_before = self.server.revision
         step.event = f"{kind} {metadata.get('name', '')} (resourceVersion {metadata.get('resourceVersion', '')})"
+        watched = valve.request
+        version = str(metadata.get("resourceVersion", ""))
+        if version.isdigit():
+            where = (watched.group, watched.resource, metadata.get("namespace", ""), metadata.get("name", ""))
+            step.delivered = (where, int(version))
         record.steps.append(step)
         runtime.last_step = step.number
+        if option.actor in self.links:
+            valve.let_one_through()
+            await self.settle_replica(option.actor)
+            return False
         waiter = self.conductor.expect(option.actor)
         self.pointer.point(self.clients[option.actor].kubeconfig)
         valve.let_one_through()
@@ -594,13 +634,18 @@ class Engine:
         return 0
 
     async def _release(self, actor: str, held: Held, decision: GateDecision | None) -> None:
-        waiter = self.conductor.expect(actor)
-        self.pointer.point(self.clients[actor].kubeconfig)
+        replica = actor in self.links
+        waiter = None if replica else self.conductor.expect(actor)
+        if not replica:
+            self.pointer.point(self.clients[actor].kubeconfig)
         if self.webhooks is not None and held.request is not None:
             self.webhooks.releasing = (actor, held.request)
         self.conductor.release(held, decision)
         try:
-            await self._settle(actor, waiter)
+            if waiter is None:
+                await self.settle_replica(actor)
+            else:
+                await self._settle(actor, waiter)
         finally:
             if self.webhooks is not None:
                 self.webhooks.releasing = None
@@ -629,6 +674,9 @@ class Engine:
 
     async def _crash(self, runtime: ActorRuntime, held: Held, *, after: bool) -> None:
         """The actor's process dies at ``held`` (before it, or ``after`` the server ran it) and restarts."""
+        if runtime.actor.name in self.links:
+            await self.crash_replica(runtime, held, after=after)
+            return
         loop = asyncio.get_running_loop()
         if after:
             ran: asyncio.Future[None] = loop.create_future()
@@ -760,6 +808,7 @@ class Engine:
     async def _halt(self) -> None:
         """End the run: every actor still alive stops where it stands, its threads included."""
         self.conductor.active = False
+        await self.halt_replicas()
         alive = [runtime for runtime in self._runtimes.values() if runtime.task and not runtime.task.done()]
         for runtime in alive:
             self._stop(runtime)

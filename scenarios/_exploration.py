@@ -280,6 +280,12 @@ def _describe_scope(exploration: Exploration) -> str:
         + ")"
         for actor in scenario.actors
     )
+    operator = scenario.operator
+    if operator is not None:
+        replicas = f"{plural(operator.replicas, 'replica')} of kopf run {' '.join(operator.command)}" + (
+            f" ({plural(operator.restarts, 'restart')} each)" if "crash" in scenario.faults else ""
+        )
+        actors = f"{actors}, {replicas}" if actors else replicas
     if scenario.faults:
         named = [
             "crash (before a request leaves, after a write ran, at the end of a tick)" if name == "crash" else name

@@ -42,7 +42,8 @@ _LOG_EVERY = 500
 async def _judged(engine: Engine, chooser: Any) -> RunRecord:
     run = await engine.run(chooser)
     if run.outcome != "pruned":
-        run.violations = judge(run, (*engine.scenario.checks, *default_checks()))
+        defaults = default_checks() if engine.scenario.default_checks else ()
+        run.violations = judge(run, (*engine.scenario.checks, *defaults))
         run.flags = flags_for(run)
     return run
 

@@ -18,10 +18,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from urllib.parse import parse_qs
 
 from fakeapi import GateDecision, GateRequest, WatchValve, WebhookCall
 
-__all__ = ["Conductor", "Held"]
+__all__ = ["Conductor", "EngineStuck", "Held"]
+
+
+class EngineStuck(RuntimeError):
+    """An actor neither reached the gate nor finished: it waits on something the engine does not control."""
 
 
 @dataclass(eq=False)
@@ -39,11 +44,24 @@ class Held:
     fault: str | None = None
 
 
+def _starts_from_history(request: GateRequest) -> bool:
+    """A watch from a resourceVersion (not 0, without initial events) reads nothing of the store as it
+    stands: every event after that version reaches the watcher through its valve, one step each,
+    whenever the watch starts. Its start then commutes with every write, and need not be a step;
+    only compaction (the watch-expire fault) could make its start's moment matter."""
+    query = parse_qs(request.query)
+    version = query.get("resourceVersion", [""])[0]
+    initial = query.get("sendInitialEvents", ["false"])[0] == "true"
+    return version not in ("", "0") and not initial
+
+
 class Conductor:
     def __init__(self, actors: set[str]) -> None:
         self.actors = actors
         self.active = False
         self.hold_watches = False
+        self.free_watches: set[str] = set()
+        """Actors whose watches from a given resourceVersion start at once (see :func:`_starts_from_history`)."""
         self.held: dict[str, list[Held]] = {}
         self.valves: dict[str, list[WatchValve]] = {}
         self.on_watch: Callable[[str], None] | None = None
@@ -56,7 +74,7 @@ class Conductor:
         if request.verb != "watch":
             return await self._hold(actor, Held(request, asyncio.get_running_loop().create_future()))
         decision = None
-        if self.hold_watches:
+        if self.hold_watches and not (actor in self.free_watches and _starts_from_history(request)):
             decision = await self._hold(actor, Held(request, asyncio.get_running_loop().create_future()))
         if decision is not None and (decision.drop_before or decision.fail_before is not None):
             return decision

@@ -163,6 +163,11 @@ async def explore_live(
             "a scenario with in-process webhook handlers runs against fakeapi only: a real cluster calls its "
             "webhooks over HTTPS, so serve them there and leave webhooks out of the scenario"
         )
+    if scenario.operator is not None:
+        raise ValueError(
+            "a scenario with an operator runs its replicas against fakeapi only: on a real cluster, deploy "
+            "the operator there and race it with actors of the scenario"
+        )
     result = Exploration(scenario, settings, "live")
     started = time.perf_counter()
     pointer = KubeconfigPointer()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from scenarios._actors import Actor, SetupHook
 from scenarios._ids import SCHEDULE_ENCODING, encode_schedule, run_digest, scenario_fingerprint
+from scenarios._operators import Operator
 
 if TYPE_CHECKING:
     from fakeapi import JournalEntry, OutcomeRule
@@ -105,6 +106,10 @@ class Scenario:
     timed step falls due, up to ``horizon`` seconds after the run's start. ``nodes`` and
     ``outcomes`` are the fake nodes and the container outcome rules they run with.
 
+    ``default_checks``: whether every run is also judged for lost updates and resourceVersions that
+    go backwards (on by default; a kopf operator run without peering overwrites its own annotations
+    across replicas, which a scenario about one claim may choose not to judge).
+
     ``webhooks`` answers the admission webhooks of the configurations among ``objects``, by webhook
     name, in process (no HTTP server). In a run every call a write makes to one of them is a step of
     the writing actor, which the ``webhook-down`` fault can fail (docs/scenarios-faults.md).
@@ -130,6 +135,8 @@ class Scenario:
     outcomes: tuple[OutcomeRule, ...] = ()
     horizon: float = 60.0
     webhooks: Mapping[str, WebhookHandler] = field(default_factory=dict)
+    operator: Operator | None = None
+    default_checks: bool = True
 
     @property
     def title(self) -> str:
@@ -140,9 +147,11 @@ class Scenario:
         """A hash of what decides which options a run offers (the checks and hooks do not): a schedule
         id carries it, and a replay refuses an id written for another scenario."""
         webhooks = {"webhooks": sorted(self.webhooks)} if self.webhooks else {}
+        operator = {"operator": self.operator.describe()} if self.operator is not None else {}
         return scenario_fingerprint(
             {
                 **webhooks,
+                **operator,
                 "name": self.name,
                 "variant": self.variant,
                 "objects": list(self.objects),
@@ -187,7 +196,9 @@ class Option:
     an object being deleted (removing its last finalizer deletes it, and so its dependents).
     ``webhook`` names the admission webhook a write in flight is calling: the option answers (or,
     with a fault, fails) that call, and the write goes on to its end or its next call; it has the
-    write's method, verb and target, and its path ends with ``#webhook=<name>``.
+    write's method, verb and target, and its path ends with ``#webhook=<name>``. ``timed`` marks
+    a step of a replica process: what it does until it waits again may set timers, so it never
+    commutes with a move of the clock (docs/scenarios-operators.md).
     """
 
     actor: str
@@ -199,6 +210,7 @@ class Option:
     reaches: bool = False
     reads: frozenset[tuple[str, str]] | None = None
     webhook: str = ""
+    timed: bool = False
 
     @property
     def label(self) -> tuple[str, str, str, str]:
@@ -269,6 +281,8 @@ class Step:
     event: str = ""
     waits_on: str = ""
     """The admission webhook the write waits on after this step (it has not answered yet)."""
+    delivered: tuple[ObjectKey, int] | None = None
+    """For a watch event let through: the object it shows and its resourceVersion (what the watcher read)."""
 
     @property
     def actor(self) -> str:

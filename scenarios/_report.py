@@ -45,8 +45,11 @@ def render_run(scenario: Scenario, run: RunRecord, replay_lines: list[str], muta
         "",
         "Actors: "
         + ", ".join(
-            f"{actor.name} ({'writer, ' if actor.writer else ''}{actor.ticks} tick{'s' if actor.ticks != 1 else ''})"
-            for actor in scenario.actors
+            [
+                f"{actor.name} ({'writer, ' if actor.writer else ''}{actor.ticks} tick{'s' if actor.ticks != 1 else ''})"
+                for actor in scenario.actors
+            ]
+            + _replicas(scenario)
         ),
         "Faults: "
         + (", ".join(scenario.faults) + f" (at most {scenario.max_faults} per run)" if scenario.faults else "none"),
@@ -215,8 +218,17 @@ def _table(run: RunRecord) -> str:
     return "\n".join(rows)
 
 
+def _replicas(scenario: Scenario) -> list[str]:
+    """The operator's replicas, and the command each runs."""
+    operator = scenario.operator
+    if operator is None:
+        return []
+    return [f"{', '.join(operator.replica_names)} (replicas of kopf run {' '.join(operator.command)})"]
+
+
 def _mermaid(scenario: Scenario, run: RunRecord) -> str:
     names = [actor.name for actor in scenario.actors]
+    names += scenario.operator.replica_names if scenario.operator is not None else ()
     names += sorted({step.actor for step in run.steps if step.option.verb in STEPPED})
     ids = {name: f"A{index}" for index, name in enumerate(names, 1)}
     lines = ["sequenceDiagram"]

@@ -15,6 +15,7 @@ from scenarios._actors import Actor, SetupHook, Tick
 from scenarios._exploration import Exploration, Settings
 from scenarios._exploring import Progress, explore_async, run_in_own_loop
 from scenarios._model import Check, RunHook, Scenario, WebhookHandler
+from scenarios._operators import Operator
 from scenarios._probing import HostileReport, probe_async
 from scenarios._progress import ProgressDisplay
 from scenarios._schedules import Shard
@@ -59,9 +60,11 @@ def _actors(
 def scenario(
     *,
     objects: Iterable[dict[str, Any]],
-    actors: Actors,
+    actors: Actors | None = None,
     writers: Actors | None = None,
+    operator: Operator | None = None,
     checks: Check | Sequence[Check] = (),
+    default_checks: bool = True,
     name: str = "custom",
     variant: str = "",
     description: str = "",
@@ -105,9 +108,19 @@ def scenario(
     the AdmissionReview fakeapi posts and returns its ``response`` (``{"allowed": False, "status":
     {"code": 403, "message": "..."}}``; the uid is filled in). Every call a write makes is then a step
     of the writer, and the ``webhook-down`` fault fails it (refused, or timed out).
+
+    ``operator`` (:class:`Operator`: a ``kopf run`` command line and a replica count) races the
+    operator you ship, unmodified: each replica is a process of its own running kopf, and its
+    requests, watch events and timers are steps like an actor's (docs/scenarios-operators.md).
+    ``default_checks=False`` judges runs by ``checks`` alone, without the lost-update and
+    resourceVersion checks every scenario gets otherwise.
     """
     accounts = dict(service_accounts or {})
-    racers = _actors(actors, ticks=ticks, default_ticks=1, restarts=restarts, writer=False, service_accounts=accounts)
+    if not actors and operator is None:
+        raise ValueError("a scenario needs actors, an operator, or both")
+    racers = _actors(
+        actors or {}, ticks=ticks, default_ticks=1, restarts=restarts, writer=False, service_accounts=accounts
+    )
     foreign = _actors(
         writers or {},
         ticks=ticks if isinstance(ticks, Mapping) else 1,
@@ -142,6 +155,8 @@ def scenario(
         outcomes=tuple(outcomes),
         horizon=horizon,
         webhooks=dict(webhooks or {}),
+        operator=operator,
+        default_checks=default_checks,
     )
 
 

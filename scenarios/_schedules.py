@@ -97,13 +97,16 @@ def _stepped_independent(a: Option, b: Option) -> bool:
     """A simulated controller's write, or a move of the clock, against another step.
 
     Two of them never commute: each controller reads what the others write, and the clock decides
-    what falls due. A move of the clock commutes only with reads (every write stamps the time). A
+    what falls due. A move of the clock commutes only with reads (every write stamps the time), and
+    never with a step of a replica process (its timers are what the clock moves to). A
     controller's write (and the Events it creates with it) commutes with a read of another object,
     and with a client's write to a resource the controller does not read, to another object.
     """
     if a.verb in STEPPED and b.verb in STEPPED:
         return False
     stepped, other = (a, b) if a.verb in STEPPED else (b, a)
+    if stepped.verb == CLOCK and other.timed:
+        return False  # the replica may set the very timer the clock moves to, or read the time
     if not touches_store(other) or other.verb == WATCH_EVENT:
         return True
     if stepped.verb == CLOCK:

@@ -16,6 +16,7 @@ import importlib
 import inspect
 import json
 import os
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from scenarios._hostile import NUMBER_SPELLINGS, STRING_SPELLINGS, mutate, parse
 from scenarios._ids import parse_replay_id
 from scenarios._merging import merge_summaries, read_summary, summary_of
 from scenarios._model import Scenario
+from scenarios._operators import Operator
 from scenarios._schedules import REDUCTIONS, NondeterminismError, ScheduleError, Shard
 from scenarios.builtin import BUILTINS, builtin_scenario
 
@@ -46,6 +48,7 @@ examples:
   python -m scenarios run tests.claims:COMPLETION --schedules 500 --accept-sample   # CI: a sample, accepted
   python -m scenarios run NAME --exhaustive --shard 1/2 --summary s1.json   # one part of a split search
   python -m scenarios merge s1.json s2.json                                  # the verdict of all parts
+  python -m scenarios run tests.claims:JOBS --operator "handlers.py --standalone -A" --replicas 2 --schedules 50
 
 exit status: 0 the claim holds (a complete search found no violation), or a sample without a violation
 was accepted with --accept-sample; 1 a violation was found; 2 bad usage; 3 unknown (a random sample,
@@ -138,6 +141,19 @@ def _parser() -> argparse.ArgumentParser:
         + ", ".join([*STRING_SPELLINGS, *NUMBER_SPELLINGS]),
     )
     run.add_argument("--plain", action="store_true", help="run with every user value spelled plainly")
+    run.add_argument(
+        "--operator",
+        metavar="COMMAND",
+        help="race this kopf operator, unmodified, as replica processes: what follows `kopf run` (paths or -m "
+        "MODULE, and its options), e.g. 'handlers.py --standalone -A'; replaces the scenario's own operator "
+        "command and keeps its declared effects and environment (docs/scenarios-operators.md)",
+    )
+    run.add_argument(
+        "--replicas",
+        type=int,
+        metavar="N",
+        help="how many replicas of the operator race (default: the scenario's, else 2)",
+    )
     run.add_argument(
         "--kubeconfig",
         type=Path,
@@ -249,7 +265,26 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         )
     elif args.plain:
         scenario = replace(scenario, objects=tuple(plain_objects(list(scenario.objects), scenario.derive)))
+    if args.operator is not None or args.replicas is not None:
+        scenario = replace(scenario, operator=_operator(scenario.operator, args.operator, args.replicas))
     return scenario
+
+
+def _operator(operator: Operator | None, command: str | None, replicas: int | None) -> Operator:
+    """The scenario's operator with the command line's command and replica count."""
+    if command is None and operator is None:
+        raise ValueError("--replicas needs an operator: the scenario has none, name one with --operator")
+    if operator is None:
+        return Operator(tuple(shlex.split(command or "")), replicas=replicas or 2)
+    return Operator(
+        tuple(shlex.split(command)) if command is not None else operator.command,
+        replicas=replicas or operator.replicas,
+        restarts=operator.restarts,
+        effects=operator.effects,
+        service_account=operator.service_account,
+        name=operator.name,
+        environment=operator.environment,
+    )
 
 
 def _settings(args: argparse.Namespace) -> Settings:

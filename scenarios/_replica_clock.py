@@ -1,0 +1,230 @@
+"""Inside a replica process: an asyncio loop whose time only the engine moves, and that says when it waits.
+
+A replica's only inputs from outside are its requests' answers (the gate), its watch events (the
+valves) and time (docs/scenarios-operators.md). The first two the engine already controls; this
+module controls the third and reports the one thing the engine cannot see from the server: that
+the process has nothing left to do until one of those inputs arrives.
+
+:class:`VirtualClockLoop` is the standard selector loop with ``time()`` replaced by a virtual clock
+that stands still until the engine advances it, so a sleep, a timeout or ``call_later`` fires only
+when the engine moves time to it. The loop's selector is wrapped (:class:`_WaitingSelector`): when
+the loop would block (no callback ready, no timer due, no socket readable, no executor job
+running), it answers the engine's pending ``settle`` with its next timer's deadline, then blocks
+until a socket, a finished executor job or an engine message wakes it. The wall clock the
+operator reads (``datetime.datetime.now``, ``time.time``) follows the same virtual time from the
+engine's fixed epoch, so what kopf computes from "now" (retry delays, progress timestamps) is a
+function of the schedule too.
+
+A replica opens no connection before the engine's ``go``: it is started, runs its start-up until it
+waits (a settle), and only then may reach the server, whether it was started ahead of its run or
+on the spot, so both starts are the same from its first request on.
+
+The control channel is one Unix stream socket to the engine carrying JSON lines: the engine sends
+``{"settle": n}``, ``{"advance": t}`` and ``{"go": 1}``; the replica answers ``{"idle": n, "next": t | null,
+"cpu": seconds}`` (its CPU time so far, for the benchmarks) and reports declared effects as ``{"effect": name, "key": key}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import datetime
+import json
+import selectors
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["ControlChannel", "VirtualClockLoop", "install_wall_clock"]
+
+_CONTROL = object()
+
+
+class ControlChannel:
+    """The replica's end of its control socket (blocking sends from any thread, reads from the loop)."""
+
+    def __init__(self, path: str, hello: Mapping[str, Any]) -> None:
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.socket.connect(path)
+        self._lock = threading.Lock()
+        self._buffer = b""
+        self.send(hello)
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        """A blocking send, from any thread (a wrapped function may run in an executor thread); the
+        socket stays blocking, since switching it would switch it for the loop's reads too."""
+        data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        with self._lock:
+            self.socket.sendall(data)
+
+    def receive(self) -> list[dict[str, Any]]:
+        """Every complete message that has arrived (an engine gone away ends the process)."""
+        while True:
+            try:
+                chunk = self.socket.recv(65536, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                break
+            if not chunk:
+                raise SystemExit("the engine went away")
+            self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return [json.loads(line) for line in lines if line]
+
+
+class _WaitingSelector(selectors.BaseSelector):
+    """The loop's selector, which never lets real time pass: it blocks only when the loop waits on
+    the outside world, and then first tells the engine so."""
+
+    def __init__(self, loop: VirtualClockLoop, inner: selectors.BaseSelector, channel: ControlChannel) -> None:
+        self._loop = loop
+        self._inner = inner
+        self._channel = channel
+        self._settles: list[int] = []
+        self._advanced = False
+        inner.register(channel.socket, selectors.EVENT_READ, _CONTROL)
+
+    def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
+        return self._inner.register(fileobj, events, data)
+
+    def unregister(self, fileobj: Any) -> selectors.SelectorKey:
+        return self._inner.unregister(fileobj)
+
+    def modify(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
+        return self._inner.modify(fileobj, events, data)
+
+    def get_map(self) -> Mapping[Any, selectors.SelectorKey]:
+        return self._inner.get_map()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        events = self._poll(0)
+        if events or timeout == 0 or self._take_advance():
+            return events
+        while True:
+            if not self._loop.threads_busy:
+                self._answer_settles()
+            events = self._poll(None)
+            if events or self._take_advance():
+                return events
+
+    def _take_advance(self) -> bool:
+        advanced, self._advanced = self._advanced, False
+        return advanced
+
+    def _poll(self, timeout: float | None) -> list[tuple[selectors.SelectorKey, int]]:
+        events = self._inner.select(timeout)
+        mine = [event for event in events if event[0].data is not _CONTROL]
+        if len(mine) != len(events):
+            self._read_control()
+        return mine
+
+    def _read_control(self) -> None:
+        for message in self._channel.receive():
+            if "settle" in message:
+                self._settles.append(int(message["settle"]))
+            elif "advance" in message:
+                self._loop.advance_to(float(message["advance"]))
+                self._advanced = True
+            elif "go" in message:
+                self._loop.open_doors()
+                self._advanced = True
+
+    def _answer_settles(self) -> None:
+        if not self._settles:
+            return
+        deadline = self._loop.next_deadline()
+        for number in self._settles:
+            self._channel.send({"idle": number, "next": deadline, "cpu": time.process_time()})
+        self._settles.clear()
+
+
+class VirtualClockLoop(asyncio.SelectorEventLoop):
+    """The standard loop on a virtual clock that the engine advances; it also counts executor jobs in
+    flight, since a loop whose thread is at work is not waiting."""
+
+    def __init__(self, channel: ControlChannel, start: float) -> None:
+        inner = selectors.DefaultSelector()
+        self._now = start
+        self.threads_busy = 0
+        self._doors = asyncio.Event()
+        super().__init__(_WaitingSelector(self, inner, channel))
+
+    def open_doors(self) -> None:
+        """From now on connections may be opened (the engine's ``go``)."""
+        self._doors.set()
+
+    async def create_connection(self, *args: Any, **kwargs: Any) -> Any:
+        """Connections wait for the engine's ``go``: a replica prepared ahead of its run does all its
+        start-up that needs no server, and then waits, so that a prepared start and one made on the
+        spot are the same from the first request on."""
+        await self._doors.wait()
+        return await super().create_connection(*args, **kwargs)
+
+    def time(self) -> float:
+        return self._now
+
+    def advance_to(self, when: float) -> None:
+        self._now = max(self._now, when)
+        _WallClock.seconds = self._now
+
+    def next_deadline(self) -> float | None:
+        """When the earliest live timer falls due (None: no timer)."""
+        scheduled: list[asyncio.TimerHandle] = getattr(self, "_scheduled", [])
+        live = [handle.when() for handle in scheduled if not handle.cancelled()]
+        return min(live) if live else None
+
+    def run_in_executor(  # type: ignore[override]
+        self, executor: concurrent.futures.Executor | None, func: Callable[..., Any], *args: Any
+    ) -> asyncio.Future[Any]:
+        future = super().run_in_executor(executor, func, *args)
+        self.threads_busy += 1
+        future.add_done_callback(self._job_done)
+        return future
+
+    def _job_done(self, _: asyncio.Future[Any]) -> None:
+        self.threads_busy -= 1
+
+
+class _WallClock:
+    """The virtual time the wall clock adds to the engine's epoch (set by the loop as it advances)."""
+
+    epoch = 0.0
+    origin = 0.0
+    seconds = 0.0
+
+    @classmethod
+    def now(cls) -> float:
+        return cls.epoch + (cls.seconds - cls.origin)
+
+
+_REAL_DATETIME = datetime.datetime
+
+
+class _RealInstances(type):
+    """Instances made before the switch, or by C code, are still datetimes."""
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        return isinstance(instance, _REAL_DATETIME)
+
+
+class _VirtualDatetime(datetime.datetime, metaclass=_RealInstances):
+    @classmethod
+    def now(cls, tz: datetime.tzinfo | None = None) -> Any:
+        return _REAL_DATETIME.fromtimestamp(_WallClock.now(), tz)
+
+    @classmethod
+    def utcnow(cls) -> Any:
+        return _REAL_DATETIME.fromtimestamp(_WallClock.now(), datetime.UTC).replace(tzinfo=None)
+
+
+def install_wall_clock(epoch: float, origin: float) -> None:
+    """Make ``datetime.datetime.now``/``utcnow`` and ``time.time`` read ``epoch`` plus the virtual
+    time elapsed since ``origin`` (code that imported the names before this call keeps real time;
+    kopf looks them up through their modules)."""
+    _WallClock.epoch, _WallClock.origin, _WallClock.seconds = epoch, origin, origin
+    datetime.datetime = _VirtualDatetime  # type: ignore[misc]
+    time.time = _WallClock.now

@@ -1,0 +1,90 @@
+"""kopf's own examples, unmodified, from the sdist of the installed kopf, raced as two replicas.
+
+``01-minimal`` prints once per created object (its one side effect). Two standalone replicas both
+print: the engine finds it. With kopf's peering enabled (``--peering``, its own ``peering.yaml``)
+and the same priority, as every replica of one Deployment has, kopf keeps both replicas running
+(it warns about peers of the same priority) and both print: peering does not make replicas of one
+Deployment take turns (docs/scenarios-operators.md, "kopf's peering").
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from scenarios import CallEffect, Operator, exactly_once, explore, scenario
+from scenarios._model import Scenario
+
+
+@pytest.fixture(scope="module")
+def kopf_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unpacked sdist of the installed kopf (its examples are not in the wheel)."""
+    release = version("kopf")
+    where = tmp_path_factory.mktemp("kopf-sdist")
+    command = [sys.executable, "-m", "pip", "download", f"kopf=={release}", "--no-binary", ":all:", "--no-deps"]
+    done = subprocess.run([*command, "-d", str(where), "-q"], capture_output=True, text=True, timeout=300)
+    archives = list(where.glob("kopf-*.tar.gz"))
+    if done.returncode != 0 or not archives:
+        message = f"cannot download kopf {release}'s sdist: {done.stderr.strip()[-300:]}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{message}, and CI=true requires these tests to run")
+        pytest.skip(f"{message} (these tests run, and fail without it, when CI=true)")
+    with tarfile.open(archives[0]) as archive:
+        archive.extractall(where, filter="data")
+    return where / f"kopf-{release}"
+
+
+def documents(path: Path) -> list[dict[str, Any]]:
+    return [document for document in yaml.safe_load_all(path.read_text()) if document]
+
+
+def minimal(sdist: Path, *options: str, peering: bool = False) -> Scenario:
+    examples = sdist / "examples"
+    objects = [*documents(examples / "crd.yaml"), *documents(examples / "obj.yaml")]
+    if peering:
+        objects += [
+            *documents(sdist / "peering.yaml"),
+            {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": "example"}},
+        ]
+    created = next(obj for obj in objects if obj.get("kind") == "KopfExample")
+    message = f"And here we are! Creating: {created['spec']}"
+    operator = Operator(
+        (str(examples / "01-minimal" / "example.py"), "-A", *options),
+        replicas=2,
+        effects=(CallEffect("printed", "builtins.print", "{0}"),),
+    )
+    return scenario(
+        name="kopf-01-minimal",
+        variant="peering" if peering else "standalone",
+        objects=objects,
+        operator=operator,
+        checks=exactly_once("printed", message),
+        horizon=0.0,
+        default_checks=False,
+    )
+
+
+def test_two_standalone_replicas_both_handle_the_creation(kopf_sdist: Path) -> None:
+    exploration = explore(minimal(kopf_sdist, "--standalone"), exhaustive=True)
+    assert exploration.verdict == "violated: safety", exploration.report()
+    run = exploration.counterexample
+    assert run is not None
+    assert sorted(effect.actor for effect in run.effects) == ["replica-1", "replica-2"]
+    assert "replica-2" in exploration.report()
+
+
+def test_peering_with_one_priority_does_not_make_replicas_take_turns(kopf_sdist: Path) -> None:
+    exploration = explore(minimal(kopf_sdist, "--peering", "example", peering=True), exhaustive=True)
+    assert exploration.verdict == "violated: safety", exploration.report()
+    run = exploration.counterexample
+    assert run is not None
+    touched = {step.option.target[1] for step in run.steps if step.option.method == "PATCH"}
+    assert "clusterkopfpeerings" in touched, [step.option.describe() for step in run.steps]
