@@ -24,6 +24,7 @@ RULES = [
     OutcomeRule("run ignores-sigterm", image="stubborn"),
     OutcomeRule("run on-sigterm exit 143 after 3s", image="slow"),
     OutcomeRule("succeed after 5s", image="brief"),
+    OutcomeRule("image-pull-failure", image="missing"),
 ]
 
 
@@ -153,6 +154,30 @@ async def test_a_container_exits_with_its_own_code_after_sigterm(server: FakeAPI
         "Error",
         "2023-11-14T22:13:23Z",
     )
+
+
+async def test_a_container_that_never_ran_is_reported_unknown_and_the_pod_failed(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    assert (await client.post(PODS, pod("web", "missing"))).status == 201
+    server.advance(0)
+    waiting = (await client.get(f"{PODS}/web")).json()
+    assert waiting["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == "ErrImagePull"
+    reply = await client.delete(f"{PODS}/web")
+    server.advance(0)
+    assert (await client.get(f"{PODS}/web")).status == 404
+    since = reply.json()["metadata"]["resourceVersion"]
+    [stopped] = [e["object"] for e in await watch_events(client, PODS, since, 1)]
+    assert stopped["status"]["phase"] == "Failed"
+    assert stopped["status"]["containerStatuses"][0]["state"] == {
+        "terminated": {
+            "exitCode": 137,
+            "reason": "ContainerStatusUnknown",
+            "message": "The container could not be located when the pod was terminated",
+            "startedAt": None,  # Go's zero metav1.Time, as a cluster shows it
+            "finishedAt": None,
+        }
+    }
 
 
 async def test_a_pod_on_a_node_without_a_simulated_kubelet_stays_terminating(

@@ -93,9 +93,13 @@ def terminate(
         else:
             unknown = {"exitCode": KILLED, "reason": "ContainerStatusUnknown", "message": UNKNOWN_MESSAGE}
             containers.append({**entry, "state": {"terminated": unknown}, "ready": False, "started": False})
-    every_success = all(((c.get("state") or {}).get("terminated") or {}).get("exitCode") == 0 for c in containers)
+    # ``getPhase`` for a terminal pod: Succeeded only when every container ran and exited 0; a pod
+    # that never got that far is Pending there, which ``TerminatePod`` turns into Failed.
+    every_success = len(containers) == len((pod.get("spec") or {}).get("containers") or []) and all(
+        ((c.get("state") or {}).get("terminated") or {}).get("exitCode") == 0 for c in containers
+    )
     status["containerStatuses"] = containers
-    status["phase"] = "Succeeded" if initialized and every_success else "Failed"
+    status["phase"] = "Succeeded" if initialized and containers and every_success else "Failed"
     write_status(pod, status)
     node = (pod.get("spec") or {}).get("nodeName")
     for container in stops:
