@@ -869,7 +869,8 @@ class FakeAPIServer:
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
         """Delete an object as a DELETE without options does: at once, or marked for deletion while
-        finalizers remain (the object is returned as it is then); a missing one raises the 404
+        finalizers remain or a pod's grace period runs (the object is returned as it is then;
+        docs/graceful-deletion.md); a missing one raises the 404
         :class:`~fakeapi.errors.APIError`."""
         rtype = self.resource_type(api_version, kind)
         return self._call(lambda: self._state.store.delete(rtype, namespace if rtype.namespaced else "", name).object)

@@ -139,6 +139,7 @@ async def handle_delete(
             uid=options.uid,
             resource_version=options.resource_version,
             propagation=_propagation(options),
+            grace_period=options.grace_period,
             dry_run=options.dry_run,
         )
 
@@ -194,6 +195,7 @@ async def handle_delete_collection(
                 item_namespace,
                 item_name,
                 propagation=_propagation(delete_options),
+                grace_period=delete_options.grace_period,
                 dry_run=delete_options.dry_run,
             )
 

@@ -94,9 +94,14 @@ def evict_pod(
         name,
         uid=preconditions.get("uid"),
         resource_version=preconditions.get("resourceVersion"),
+        grace_period=_grace(options.get("gracePeriodSeconds")),
         dry_run=bool(options.get("dryRun")),
     )
     return committed.object
+
+
+def _grace(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _check_budgets(store: Store, budgets: ResourceType, namespace: str, pod: dict[str, Any]) -> None:

@@ -34,6 +34,7 @@ from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE, default_enable
 from fakeapi._state.clock import Clock
 from fakeapi._state.conversion.events import EventConversion
 from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_revision_slot
+from fakeapi._state.graceful_deletion import before_delete
 from fakeapi._state.objects import metadata_of, with_metadata, without_resource_version
 from fakeapi._state.registry import Registry
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
@@ -585,17 +586,28 @@ class Store:
         uid: str | None = None,
         resource_version: str | None = None,
         propagation: str | None = None,
+        grace_period: int | None = None,
         dry_run: bool = False,
     ) -> Committed:
-        """``Store.Delete``: preconditions, then finalizers mark the object, or it goes now."""
+        """``Store.Delete``: preconditions, then a graceful kind's grace period (docs/graceful-deletion.md),
+        then finalizers mark the object, or it goes now."""
         strategy = strategy_of(rtype)
         current = self.check_delete_preconditions(rtype, namespace, name, uid=uid, resource_version=resource_version)
         meta = metadata_of(current)
+        decision = before_delete(
+            current, grace_period, strategy.check_graceful_delete(rtype, current, grace_period), self.clock.now()
+        )
+        if decision.pending:
+            return Committed(current, changed=False)
         finalizers = list(meta.get("finalizers") or [])
         propagation = propagation or strategy.default_propagation(rtype)
         policy_finalizer = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(propagation)
         if policy_finalizer and strategy.garbage_collected(rtype) and policy_finalizer not in finalizers:
             finalizers.append(policy_finalizer)
+        if decision.marked is not None:
+            return self._delete_gracefully(
+                rtype, current, decision.marked, finalizers, policy_finalizer, decision.grace, dry_run
+            )
         if not finalizers and not strategy.graceful(rtype, current):
             if dry_run:
                 return Committed(current, changed=False, deleted=True)
@@ -608,11 +620,41 @@ class Store:
             return Committed(current, changed=False)
         if dry_run:
             return Committed(marked, changed=False)
+        return self._store_marked(rtype, marked, current, policy_finalizer)
+
+    def _delete_gracefully(
+        self,
+        rtype: ResourceType,
+        current: dict[str, Any],
+        marked: dict[str, Any],
+        finalizers: list[str],
+        policy_finalizer: str | None,
+        grace: int,
+        dry_run: bool,
+    ) -> Committed:
+        """``updateForGracefulDeletionAndFinalizers``: the grace is written; the object goes at once
+        only when the grace is 0 and no finalizer holds it (answered with its last stored state)."""
+        marked = self._laid_out(rtype, with_metadata(marked, finalizers=finalizers or None), current)
+        held = bool(finalizers) or grace > 0
+        if dry_run:
+            return Committed(marked, changed=False, deleted=not held)
+        stored = current
+        if encode(marked) != encode(current):
+            stored = self._store_marked(rtype, marked, current, policy_finalizer).object
+        if held:
+            return Committed(stored, changed=stored is not current)
+        self.delete_now(rtype, stored)
+        return Committed(stored, changed=True, deleted=True)
+
+    def _store_marked(
+        self, rtype: ResourceType, marked: dict[str, Any], current: dict[str, Any], policy_finalizer: str | None
+    ) -> Committed:
+        meta = metadata_of(current)
         stored = self.persist(rtype, marked, MODIFIED, current)
-        strategy.after_update(self, rtype, stored, current)
+        strategy_of(rtype).after_update(self, rtype, stored, current)
         if policy_finalizer:
             garbage_collector.owner_marked(self, rtype, stored)
-            stored = self.find(rtype, namespace, name) or stored
+            stored = self.find(rtype, meta.get("namespace", ""), meta.get("name", "")) or stored
         return Committed(stored, changed=True)
 
     def check_delete_preconditions(

@@ -160,6 +160,7 @@ class StoreView(Protocol):
         uid: str | None = None,
         resource_version: str | None = None,
         propagation: str | None = None,
+        grace_period: int | None = None,
         dry_run: bool = False,
     ) -> Committed: ...
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, field_ownership, schema
 from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE
+from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 from fakeapi._state.validation import field
@@ -83,6 +84,11 @@ class Strategy:
 
     def graceful(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
         return False
+
+    def check_graceful_delete(self, rtype: ResourceType, obj: dict[str, Any], grace_period: int | None) -> int | None:
+        """``CheckGracefulDelete``: the grace period a first DELETE gives ``obj`` (None: the kind does
+        not delete gracefully; docs/graceful-deletion.md)."""
+        return None
 
     # -- create -----------------------------------------------------------------------------------
 
@@ -243,13 +249,16 @@ class Strategy:
     def mark_for_deletion(
         self, rtype: ResourceType, obj: dict[str, Any], finalizers: list[str], now: str
     ) -> dict[str, Any]:
-        """``markAsDeleting``: deletionTimestamp once, grace period 0, generation + 1 the first time."""
+        """``markAsDeleting``: deletionTimestamp now unless it is set to an earlier time, grace period
+        0, generation + 1 the first time."""
         meta = metadata_of(obj)
         changes: dict[str, Any] = {"finalizers": finalizers or None, "deletionGracePeriodSeconds": 0}
         if meta.get("deletionTimestamp") is None:
             changes["deletionTimestamp"] = now
             if (meta.get("generation") or 0) > 0:
                 changes["generation"] = meta["generation"] + 1
+        elif _later(meta["deletionTimestamp"], now):
+            changes["deletionTimestamp"] = now
         return with_metadata(obj, **changes)
 
     def after_delete(self, store: StoreView, rtype: ResourceType, obj: dict[str, Any]) -> None:
@@ -308,6 +317,12 @@ class Strategy:
                 f"unable to create new content in namespace {namespace} because it is being terminated",
                 [Cause("NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace")],
             )
+
+
+def _later(stamp: str, now: str) -> bool:
+    """Whether timestamp ``stamp`` is after ``now`` (both RFC 3339 in whole seconds, UTC)."""
+    then, current = parse_timestamp(stamp), parse_timestamp(now)
+    return then is not None and current is not None and then > current
 
 
 def _path_of(obj: dict[str, Any], path: tuple[str, ...]) -> Any:

@@ -426,8 +426,14 @@ async def test_recreate_waits_for_old_pods_to_be_gone(server: FakeAPIServer, cli
     server.advance(0)
     [old] = await sizes(client)
     assert await sizes(client) == {old: 0}
-    assert (await get(client, f"{PODS}/{pod['metadata']['name']}"))["metadata"]["deletionTimestamp"] == NOW
+    marked = (await get(client, f"{PODS}/{pod['metadata']['name']}"))["metadata"]
+    # Deleted gracefully: the pod's 30 s grace period (docs/graceful-deletion.md).
+    assert (marked["deletionTimestamp"], marked["deletionGracePeriodSeconds"]) == ("2023-11-14T22:13:50Z", 30)
     await merge_patch(client, f"{PODS}/{pod['metadata']['name']}", {"metadata": {"finalizers": None}})
+    server.advance(0)
+    assert await sizes(client) == {old: 0}  # no kubelet ends its grace period
+    forced = await client.delete(f"{PODS}/{pod['metadata']['name']}?gracePeriodSeconds=0")
+    assert forced.status == 200
     server.advance(0)
     assert sorted((await sizes(client)).values()) == [0, 1]
 

@@ -153,6 +153,7 @@ async def test_follow_ends_when_the_pod_is_deleted_or_the_bytes_are_sent(
     async with client.session.get(f"{client.base}{PODS}/web/log?follow=true") as response:
         assert await response.content.readline() == b"serving\n"
         assert (await client.request("DELETE", f"{PODS}/web")).status == 200
+        server.advance(0)  # its kubelet stops the container (docs/graceful-deletion.md)
         assert await response.content.read() == b""
     await started(server, client, "web2", "web")
     async with client.session.get(f"{client.base}{PODS}/web2/log?follow=true&limitBytes=10") as response:

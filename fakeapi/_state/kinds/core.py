@@ -168,7 +168,18 @@ class NamespaceStrategy(Strategy):
 class PodStrategy(Strategy):
     """A pod's create passes the ServiceAccount and Priority admission plugins
     (:mod:`..admission.serviceaccount`, :mod:`..admission.priority`), after NamespaceLifecycle has
-    found its namespace."""
+    found its namespace. A pod is deleted gracefully (docs/graceful-deletion.md)."""
+
+    def check_graceful_delete(self, rtype: ResourceType, obj: dict[str, Any], grace_period: int | None) -> int | None:
+        """``podStrategy.CheckGracefulDelete`` (``pkg/registry/core/pod/strategy.go``)."""
+        spec = obj.get("spec") or {}
+        period = grace_period
+        if period is None:
+            default = spec.get("terminationGracePeriodSeconds")
+            period = default if isinstance(default, int) and not isinstance(default, bool) else 0
+        if not spec.get("nodeName") or (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            period = 0
+        return 1 if period < 0 else period
 
     def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         if SERVICE_ACCOUNT in store.admission_plugins:

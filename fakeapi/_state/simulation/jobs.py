@@ -54,6 +54,37 @@ def sync_jobs(simulation: Simulation) -> None:
     for job in simulation.store.items(JOBS, None):
         if _simulated(job):
             _sync(simulation, job)
+    _release_orphans(simulation)
+
+
+def _release_orphans(simulation: Simulation) -> None:
+    """``syncOrphanPod``: a pod holding the tracking finalizer whose Job is gone (or finished, or
+    another Job of the same name) loses the finalizer; one controlled by something else keeps it."""
+    store = simulation.store
+    for pod in store.items(PODS, None):
+        meta = metadata_of(pod)
+        if JOB_TRACKING_FINALIZER not in (meta.get("finalizers") or []):
+            continue
+        controller = next((r for r in meta.get("ownerReferences") or [] if r.get("controller") is True), None)
+        if controller is not None:
+            if controller.get("kind") != "Job" or controller.get("apiVersion") != "batch/v1":
+                continue
+            job = store.find(JOBS, meta.get("namespace", ""), str(controller.get("name", "")))
+            if job is not None and metadata_of(job).get("uid") == controller.get("uid") and not _finished(job):
+                continue
+        _remove_tracking_finalizer(simulation, pod)
+
+
+def _remove_tracking_finalizer(simulation: Simulation, pod: dict[str, Any]) -> None:
+    meta = metadata_of(pod)
+    kept: list[str] = [f for f in meta.get("finalizers") or [] if f != JOB_TRACKING_FINALIZER]
+
+    def without_tracking(current: dict[str, Any]) -> dict[str, Any]:
+        return with_metadata(current, finalizers=kept or None)
+
+    simulation.store.update(
+        PODS, meta.get("namespace", ""), meta.get("name", ""), without_tracking, manager=MANAGER, unconditional=True
+    )
 
 
 def job_due(simulation: Simulation) -> float | None:
@@ -69,12 +100,7 @@ def job_due(simulation: Simulation) -> float | None:
 
 def _simulated(job: dict[str, Any]) -> bool:
     spec = job.get("spec") or {}
-    return (
-        not _finished(job)
-        and not spec.get("suspend")
-        and spec.get("completionMode", "NonIndexed") == "NonIndexed"
-        and metadata_of(job).get("deletionTimestamp") is None
-    )
+    return not _finished(job) and not spec.get("suspend") and spec.get("completionMode", "NonIndexed") == "NonIndexed"
 
 
 def _finished(job: dict[str, Any]) -> bool:
@@ -137,16 +163,17 @@ def _sync(simulation: Simulation, job: dict[str, Any]) -> None:
     status = job.get("status") or {}
     uncounted = status.get("uncountedTerminatedPods") or {}
     counted = set(uncounted.get("succeeded") or []) | set(uncounted.get("failed") or [])
+    # ``isPodFailed``: a pod being deleted counts as failed unless it succeeded.
     newly = [
         p
         for p in pods
-        if _phase(p) in ("Succeeded", "Failed")
+        if (_phase(p) in ("Succeeded", "Failed") or _deleting(p))
         and JOB_TRACKING_FINALIZER in (metadata_of(p).get("finalizers") or [])
         and metadata_of(p).get("uid") not in counted
     ]
     if newly:
         succeeded_uids = [metadata_of(p)["uid"] for p in newly if _phase(p) == "Succeeded"]
-        failed_uids = [metadata_of(p)["uid"] for p in newly if _phase(p) == "Failed"]
+        failed_uids = [metadata_of(p)["uid"] for p in newly if _phase(p) != "Succeeded"]
         _write_status(
             simulation,
             job,
@@ -176,7 +203,7 @@ def _sync(simulation: Simulation, job: dict[str, Any]) -> None:
     elif completions is not None and succeeded >= int(completions) and not _has(job, "SuccessCriteriaMet"):
         conditions.append(_condition("SuccessCriteriaMet", COMPLETIONS_REACHED, now))
     finishing = {c.get("type") for c in conditions} & {"FailureTarget", "SuccessCriteriaMet"}
-    if not finishing:
+    if not finishing and not _deleting(job):  # ``manageJob`` is not called for a Job being deleted
         active += _create_pods(simulation, job, pods, len(active), succeeded)
     extra: dict[str, Any] = {}
     events: list[tuple[str, str, str]] = []
@@ -205,29 +232,18 @@ def _sync(simulation: Simulation, job: dict[str, Any]) -> None:
 
 
 def _flush_uncounted(simulation: Simulation, job: dict[str, Any], pods: list[dict[str, Any]]) -> None:
-    """Remove the tracking finalizer from the uncounted pods, then count them."""
+    """Remove the tracking finalizer from the uncounted pods (from every pod of a Job being deleted:
+    ``canRemoveFinalizer``), then count them."""
     status = job.get("status") or {}
     uncounted = status.get("uncountedTerminatedPods") or {}
     uids = {*uncounted.get("succeeded", []), *uncounted.get("failed", [])}
-    if not uids:
-        return
-    store = simulation.store
     for pod in pods:
         meta = metadata_of(pod)
-        if meta.get("uid") in uids and JOB_TRACKING_FINALIZER in (meta.get("finalizers") or []):
-            kept: list[str] = [f for f in meta.get("finalizers") or [] if f != JOB_TRACKING_FINALIZER]
-
-            def without_tracking(current: dict[str, Any], kept: list[str] = kept) -> dict[str, Any]:
-                return with_metadata(current, finalizers=kept or None)
-
-            store.update(
-                PODS,
-                meta.get("namespace", ""),
-                meta.get("name", ""),
-                without_tracking,
-                manager=MANAGER,
-                unconditional=True,
-            )
+        releasing = meta.get("uid") in uids or _deleting(job)
+        if releasing and JOB_TRACKING_FINALIZER in (meta.get("finalizers") or []):
+            _remove_tracking_finalizer(simulation, pod)
+    if not uids:
+        return
     _write_status(
         simulation,
         job,

@@ -26,7 +26,8 @@ A pod goes through these writes, each at the instant on the server's clock when 
    parse (:func:`~fakeapi._state.simulation.images.invalid_image_message`) leaves it waiting
    ``InvalidImageName`` for good, whatever the outcome says.
 
-Pods being deleted, pods on nodes the simulation does not run, and terminal pods are left alone.
+A pod being deleted is stopped instead (:mod:`.pod_termination`); pods on nodes the simulation
+does not run, and terminal pods, are left alone.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from fakeapi._state.objects import metadata_of
 from fakeapi._state.simulation.images import image_id, invalid_image_message, normalized_image
 from fakeapi._state.simulation.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._state.simulation.outcomes import Outcome, outcome_for
+from fakeapi._state.simulation.pod_termination import terminate, terminating, termination_due
 
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
@@ -62,12 +64,13 @@ def run_pods(simulation: Simulation) -> None:
     now = simulation.store.clock.now()
     for pod in simulation.store.items(PODS, None):
         index = nodes.get((pod.get("spec") or {}).get("nodeName") or "")
-        if index is None or (pod.get("status") or {}).get("phase") in TERMINAL:
-            continue
-        if simulation.focus is not None and simulation.focus != _key(pod):
+        if index is None or (simulation.focus is not None and simulation.focus != _key(pod)):
             continue
         if metadata_of(pod).get("deletionTimestamp") is not None:
-            _kill(simulation, pod)
+            if terminating(pod):
+                terminate(simulation, pod, lambda pod, status: _write_terminal_status(simulation, pod, status))
+            continue
+        if (pod.get("status") or {}).get("phase") in TERMINAL:
             continue
         due = _due(simulation, pod)
         if due is not None and due <= now:
@@ -80,7 +83,7 @@ def pod_workers(simulation: Simulation) -> list[tuple[str, str]]:
     return [
         _key(pod)
         for pod in simulation.store.items(PODS, None)
-        if (pod.get("spec") or {}).get("nodeName") in nodes and (pod.get("status") or {}).get("phase") not in TERMINAL
+        if (pod.get("spec") or {}).get("nodeName") in nodes and (_runnable(pod) or terminating(pod))
     ]
 
 
@@ -98,6 +101,11 @@ def kubelet_due(simulation: Simulation) -> float | None:
         if (pod.get("spec") or {}).get("nodeName") in nodes
         and _runnable(pod)
         and (due := _due(simulation, pod)) is not None
+    ]
+    times += [
+        termination_due(simulation, pod)
+        for pod in simulation.store.items(PODS, None)
+        if (pod.get("spec") or {}).get("nodeName") in nodes and terminating(pod)
     ]
     return min(times, default=None)
 
@@ -209,26 +217,11 @@ def _sync(simulation: Simulation, pod: dict[str, Any], index: int) -> None:
         )
 
 
-def _kill(simulation: Simulation, pod: dict[str, Any]) -> None:
-    """A pod being deleted (held by a finalizer): its containers killed, the pod Failed, as the
-    kubelet's ``killPod`` then ``generateAPIPodStatus`` for a terminated pod leave it."""
+def _write_terminal_status(simulation: Simulation, pod: dict[str, Any], status: dict[str, Any]) -> None:
+    """A stopped pod's status (:mod:`.pod_termination`), with the conditions of a terminal pod."""
     stamp = simulation.store.clock.timestamp()
-    status = dict(pod.get("status") or {})
-    containers = []
-    for entry in status.get("containerStatuses") or []:
-        state = entry.get("state") or {}
-        if "terminated" in state:
-            containers.append(entry)
-            continue
-        started = (state.get("running") or {}).get("startedAt")
-        terminated = {"exitCode": 137, "reason": "Error", "startedAt": started, "finishedAt": stamp,
-                      "containerID": entry.get("containerID")}  # fmt: skip
-        if started is None:
-            terminated = {"exitCode": 137, "reason": "ContainerStatusUnknown", "finishedAt": stamp}
-        containers.append({**entry, "state": {"terminated": terminated}, "ready": False, "started": False})
-    status["containerStatuses"] = containers
-    status["phase"] = "Failed"
-    status["conditions"] = _conditions(pod, status, [], containers, False, stamp)
+    init = list(status.get("initContainerStatuses") or [])
+    status = {**status, "conditions": _conditions(pod, status, init, status["containerStatuses"], False, stamp)}
     meta = metadata_of(pod)
     simulation.store.update(
         PODS,

@@ -9,7 +9,8 @@ container's image (a glob), the pod's labels and the container's name.
 
 The text form, for annotations and ``fakeapi serve --outcome``: ``run``, ``never-ready``,
 ``succeed after 5s``, ``exit 3 after 2s``, ``oom-killed after 4s``, ``image-pull-failure``; any of
-them may end in ``logs`` and a JSON list of strings, the lines each instance of the container
+them may be followed by what the container does when the kubelet stops it (``ignores-sigterm``, or
+``on-sigterm exit 143 after 3s``; by default it exits 0 at once), then by ``logs`` and a JSON list of strings, the lines each instance of the container
 writes to its log as it starts (``succeed after 5s logs ["hello", "done"]``).
 """
 
@@ -41,6 +42,11 @@ class Outcome:
     ready: bool = True
     image_pull_failure: bool = False
     logs: tuple[str, ...] = ()
+    term_exit_code: int | None = 0
+    """The code the container exits with once sent SIGTERM (None: it ignores SIGTERM and is killed,
+    137, when the pod's grace period ends; docs/graceful-deletion.md)."""
+    term_after: float = 0.0
+    """Seconds the container takes to exit after SIGTERM (past the grace period it is killed)."""
 
     @classmethod
     def run(cls, logs: Sequence[str] = ()) -> Outcome:
@@ -66,6 +72,14 @@ class Outcome:
     def pull_failure(cls) -> Outcome:
         return cls(image_pull_failure=True)
 
+    def on_sigterm(self, exit_code: int = 0, after: float = 0.0) -> Outcome:
+        """This outcome, its container exiting with ``exit_code`` ``after`` seconds after SIGTERM."""
+        return replace(self, term_exit_code=exit_code, term_after=after)
+
+    def ignoring_sigterm(self) -> Outcome:
+        """This outcome, its container running on after SIGTERM until the grace period kills it."""
+        return replace(self, term_exit_code=None, term_after=0.0)
+
     def printing(self, *lines: str) -> Outcome:
         """This outcome, its container writing ``lines`` to its log as it starts."""
         return replace(self, logs=tuple(lines))
@@ -90,6 +104,7 @@ _FORMS: tuple[tuple[re.Pattern[str], Any], ...] = (
 
 
 _LOGS = re.compile(r"(.*?)\s+logs\s+(\[.*\])", re.DOTALL)
+_SIGTERM = re.compile(r"(.*?)\s+(?:(ignores-sigterm)|on-sigterm\s+exit\s+(\d+)" + _SECONDS + ")", re.DOTALL)
 
 
 def parse_outcome(text: str) -> Outcome:
@@ -98,14 +113,22 @@ def parse_outcome(text: str) -> Outcome:
     with_logs = _LOGS.fullmatch(stripped)
     if with_logs is not None:
         stripped, logs = with_logs[1], _log_lines(with_logs[2])
+    on_sigterm = _SIGTERM.fullmatch(stripped)
+    if on_sigterm is not None:
+        stripped = on_sigterm[1]
     for pattern, build in _FORMS:
         match = pattern.fullmatch(stripped)
         if match is not None:
             outcome: Outcome = build(match)
+            if on_sigterm is not None and on_sigterm[2]:
+                outcome = outcome.ignoring_sigterm()
+            elif on_sigterm is not None:
+                outcome = outcome.on_sigterm(int(on_sigterm[3]), float(on_sigterm[4] or 0))
             return outcome if logs is None else outcome.printing(*logs)
     raise ValueError(
         f"unknown outcome {text!r}: use run, never-ready, image-pull-failure, 'succeed after Ns', "
-        "'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by 'logs [\"line\", ...]'"
+        "'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by 'ignores-sigterm' or "
+        "'on-sigterm exit CODE after Ns', then by 'logs [\"line\", ...]'"
     )
 
 
