@@ -152,7 +152,7 @@ def json_pointer_get(document: Any, pointer: str) -> tuple[bool, Any]:
     if pointer == "":
         return True, document
     current = document
-    for raw in pointer.lstrip("/").split("/"):
+    for raw in pointer.split("/")[1:]:
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(current, dict) and token in current:
             current = current[token]

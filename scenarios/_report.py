@@ -14,6 +14,7 @@ from typing import Any
 
 from scenarios._faults import FAULTS
 from scenarios._model import CONTROLLER_WRITE, STEPPED, TICK_END, WATCH_EVENT, RunRecord, Scenario, Step
+from scenarios._operators import json_pointer_get
 
 __all__ = ["plural", "render_flags", "render_run"]
 
@@ -323,21 +324,6 @@ def _exchange(step: Step) -> str:
     return "\n".join(lines)
 
 
-def _resolve(obj: Any, pointer: str) -> tuple[bool, Any]:
-    if pointer == "":
-        return True, obj
-    current = obj
-    for raw in pointer.split("/")[1:]:
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(current, dict) and token in current:
-            current = current[token]
-        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
-            current = current[int(token)]
-        else:
-            return False, None
-    return True, current
-
-
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 120 else text[:117] + "..."
@@ -346,8 +332,8 @@ def _short(value: Any) -> str:
 def _changed_by(run: RunRecord, step: Step, pointer: str) -> str:
     for other in reversed(run.steps[: step.number - 1]):
         if other.committed and other.option.target == step.option.target:
-            before = _resolve(run.state_before(other.number, other.option.target) or {}, pointer)
-            after = _resolve(other.state_after or {}, pointer)
+            before = json_pointer_get(run.state_before(other.number, other.option.target) or {}, pointer)
+            after = json_pointer_get(other.state_after or {}, pointer)
             if before != after:
                 return f" (last changed by step {other.number}, {other.actor})"
     return ""
@@ -369,7 +355,7 @@ def _why_tests_failed(run: RunRecord) -> list[str]:
             if not isinstance(operation, dict) or operation.get("op") != "test":
                 continue
             pointer = str(operation.get("path", ""))
-            found, value = _resolve(stored, pointer)
+            found, value = json_pointer_get(stored, pointer)
             sent = operation.get("value")
             shown = pointer or '""'
             diagnosis = [line for line in entry.diagnoses if f"test of {shown} " in line]
@@ -397,9 +383,9 @@ def _other_failure(operations: Any, stored: dict[str, Any], response: bytes) -> 
             continue
         pointer = str(operation.get("path", ""))
         parent = pointer.rsplit("/", 1)[0]
-        if operation["op"] == "add" and not _resolve(stored, parent)[0]:
+        if operation["op"] == "add" and not json_pointer_get(stored, parent)[0]:
             return f"{operation['op']} {pointer}: its parent {parent} does not exist"
-        if operation["op"] in ("remove", "replace") and not _resolve(stored, pointer)[0]:
+        if operation["op"] in ("remove", "replace") and not json_pointer_get(stored, pointer)[0]:
             return f"{operation['op']} {pointer}: the path does not exist"
     try:
         message = json.loads(response).get("message", "")
