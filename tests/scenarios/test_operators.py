@@ -165,29 +165,32 @@ def test_unguarded_claim_by_two_replicas_completes_twice() -> None:
 
 
 def test_a_crash_is_a_real_process_death_and_the_restart_lists_again() -> None:
-    """SIGKILL before the replica's claim leaves; a fresh process lists, watches and completes."""
+    """SIGKILL after the completion was sent and before kopf recorded the handling (its next
+    request): a fresh process lists and watches again, runs the handler again, finds the claim,
+    and does not send the completion twice."""
 
-    class CrashAtClaim:
+    class CrashAfterTheEffect:
         def __init__(self) -> None:
             self.crashed = False
 
         def choose(self, options: Sequence[Option], default: int) -> int:
             if not self.crashed:
                 for index, option in enumerate(options):
-                    if option.fault == "crash" and option.method == "PATCH" and option.actor == "replica-1":
-                        if any(o.actor == "user" for o in options):
-                            break  # the user has not marked the job done yet: not the claim
+                    if option.fault == "crash" and option.actor == "replica-1":
                         self.crashed = True
                         return index
             return default
 
-    (run,) = run_engine(seed("resource-version", faults=("crash",)), choose=CrashAtClaim)
+    (run,) = run_engine(seed("resource-version", faults=("crash",)), choose=CrashAfterTheEffect)
     crashes = [step for step in run.steps if step.fault == "crash"]
     assert len(crashes) == 1
+    assert [(effect.actor, effect.incarnation) for effect in run.effects] == [("replica-1", 0)]
+    assert run.effects[0].step < crashes[0].number
     later = [step for step in run.steps if step.actor == "replica-1" and step.number > crashes[0].number]
     assert later and all(step.incarnation == 1 for step in later)
-    assert any(step.option.verb == "list" for step in later)
-    assert [(effect.actor, effect.incarnation) for effect in run.effects] == [("replica-1", 1)]
+    assert [step.option.verb for step in later][:2] == ["list", "get"], [step.option.describe() for step in later]
+    final = run.final["example.com", "jobs", "default", "job-1"]
+    assert final is not None and final["metadata"]["annotations"]["example.com/completed-by"] == "replica-1"
 
 
 def test_an_effect_can_be_a_committed_write() -> None:
