@@ -161,11 +161,30 @@ def _subresource_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
         raise APIError.not_found(rtype.group_resource, info.name)
     else:
         raise _route_not_found()  # go-restful has no route for it
-    if info.verb not in handlers:
+    verb = info.verb
+    if not info.name and not rtype.custom:
+        # ``pods//status``: RequestInfo calls a nameless GET a list, but the route is the named one
+        # and its handler refuses the empty name.
+        verb = {"list": "get", "watch": "get", "deletecollection": "delete"}.get(verb, verb)
+    if verb not in handlers:
         if rtype.custom:
             raise APIError.method_not_supported(rtype.group_resource, info.verb)
         raise _method_not_allowed()
-    return handlers[info.verb]
+    if not info.name:
+        raise APIError.bad_request("name must be provided")
+    return handlers[verb]
+
+
+def _check_route_shape(info: RequestInfo) -> None:
+    """Refuse a path go-restful has no route for: more segments than any route of the resource.
+
+    A built-in resource's routes end at ``{resource}/{name}/{subresource}`` (``{resource}/{name}``
+    under the ``watch/`` prefix); only ``proxy`` takes any path after it. A parameter matches an
+    empty segment, so ``pods//status`` is routed and its empty name refused by the handler.
+    """
+    longest = 2 if info.legacy_watch else 3
+    if len(info.parts) > longest and info.subresource != "proxy":
+        raise _route_not_found()
 
 
 async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamResponse:
@@ -181,7 +200,13 @@ async def dispatch(request: web.BaseRequest, state: ServerState) -> web.StreamRe
         if builtin_group_version:
             raise _route_not_found()
         return _plain_not_found()
+    if not rtype.custom:
+        _check_route_shape(info)
     has_namespace = bool(info.namespace) and not (rtype.kind == "Namespace" and info.resource == "namespaces")
+    if rtype.namespaced and info.namespace_segment and not has_namespace and info.name:
+        # go-restful matched ``namespaces/{namespace}`` with an empty namespace; the store's key
+        # function refuses it (docs/routing.md).
+        raise APIError.bad_request("Namespace parameter required.")
     if rtype.namespaced and not has_namespace and info.verb not in ("list", "watch"):
         if rtype.custom:
             return _plain_not_found()
