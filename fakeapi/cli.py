@@ -31,6 +31,8 @@ from typing import Any
 import yaml
 
 from fakeapi import __version__
+from fakeapi._cluster import OutcomeRule, parse_controllers, parse_outcome
+from fakeapi._cluster.outcome_files import load_outcome_rules
 from fakeapi._console import ConsoleLines
 from fakeapi._state.admission.calling import parse_webhook_services
 from fakeapi._state.admission.plugins import (
@@ -40,8 +42,6 @@ from fakeapi._state.admission.plugins import (
     default_enabled,
     enabled_plugins,
 )
-from fakeapi._state.simulation import OutcomeRule, parse_controllers, parse_outcome
-from fakeapi._state.simulation.outcome_files import load_outcome_rules
 from fakeapi.errors import APIError
 from fakeapi.server import (
     DEFAULT_BODY_LIMIT,

@@ -565,7 +565,7 @@ def _marker_controllers(request: pytest.FixtureRequest) -> dict[str, Any] | None
 def _outcome_rules(outcomes: Any) -> Any:
     """The marker's ``outcomes``: rules as given, or the path of a rules file to load them from."""
     if isinstance(outcomes, str | os.PathLike):
-        from fakeapi._state.simulation.outcome_files import load_outcome_rules
+        from fakeapi._cluster.outcome_files import load_outcome_rules
 
         return load_outcome_rules(os.fspath(outcomes))
     return outcomes

@@ -25,6 +25,17 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from fakeapi._cluster import (
+    ControllerOptions,
+    ControllerWrite,
+    FakeTime,
+    NodeSpec,
+    Outcome,
+    OutcomeRule,
+    Simulation,
+    parse_controllers,
+)
+from fakeapi._cluster.kubelet_endpoints import ExecResult, KubeletEndpoints
 from fakeapi._http.app import build_server
 from fakeapi._http.authentication import Identity
 from fakeapi._http.authorizing import journal_observations
@@ -47,17 +58,6 @@ from fakeapi._state.objects import metadata_of
 from fakeapi._state.permission_reports import granted_roles, render_report
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, parse_kube_version
 from fakeapi._state.resources import ResourceType, Subresource
-from fakeapi._state.simulation import (
-    ControllerOptions,
-    ControllerWrite,
-    FakeTime,
-    NodeSpec,
-    Outcome,
-    OutcomeRule,
-    Simulation,
-    parse_controllers,
-)
-from fakeapi._state.simulation.kubelet_endpoints import ExecResult, KubeletEndpoints
 from fakeapi._state.store import StoreSnapshot
 from fakeapi._state.typed import GoStructs
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES

@@ -479,6 +479,7 @@ class Engine(ReplicaSteps):
             request.query if request is not None else "",
             request.sequence if request is not None else 0,
         )
+        step.activity = request.activity if request is not None else ""
         step.revision_before = self.server.revision
         before = self.before_write(option)
         step.resend_of = self._resend_of(runtime, option)
@@ -516,6 +517,7 @@ class Engine(ReplicaSteps):
         request = held.request
         assert request is not None
         step = Step(len(record.steps) + 1, option, runtime.incarnation, request.query, request.sequence)
+        step.activity = request.activity
         step.revision_before = self.server.revision
         record.steps.append(step)
         runtime.last_step = step.number

@@ -283,6 +283,8 @@ class Step:
     """The admission webhook the write waits on after this step (it has not answered yet)."""
     delivered: tuple[ObjectKey, int] | None = None
     """For a watch event let through: the object it shows and its resourceVersion (what the watcher read)."""
+    activity: str = ""
+    """What the actor said it was doing when it sent the request (a replica's kopf handler and object)."""
 
     @property
     def actor(self) -> str:

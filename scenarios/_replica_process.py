@@ -106,6 +106,7 @@ def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
     """The replica's life: never returns (the process exits when kopf does)."""
     from kopf import cli
 
+    from scenarios._replica_activity import label_requests
     from scenarios._replica_clock import ControlChannel, VirtualClockLoop, install_wall_clock
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -125,6 +126,7 @@ def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
     channel = ControlChannel(spec["control"], {"hello": order["order"], "pid": os.getpid()})
     _Effects.channel = channel
     install_wall_clock(spec["epoch"], spec["origin"])
+    label_requests()
     loop = VirtualClockLoop(channel, start=spec["origin"] + float(order["elapsed"]))
     asyncio.set_event_loop(loop)
     code = 0

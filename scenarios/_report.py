@@ -213,10 +213,15 @@ def _table(run: RunRecord) -> str:
     for step in run.steps:
         then = "; ".join(_events(run, step.number)).replace("|", "\\|")
         rows.append(
-            f"| {step.number} | {step.actor} | {_what(step)} | {step.fault or ''} | {_status(step)} "
+            f"| {step.number} | {step.actor} | {_what(step)}{_activity(step)} | {step.fault or ''} | {_status(step)} "
             f"| {_response_version(step)} | {then} |"
         )
     return "\n".join(rows)
+
+
+def _activity(step: Step) -> str:
+    """What the actor was doing when it sent the request, when it said (a replica's kopf handler)."""
+    return f" ({step.activity})".replace("|", "\\|") if step.activity else ""
 
 
 def _replicas(scenario: Scenario) -> list[str]:

@@ -214,6 +214,7 @@ async def _consult_gate(
             query=request.query_string,
             **_routing(info),
             sequence=entry.sequence,
+            activity=request.headers.get("X-Fakeapi-Activity", ""),
         )
     )
     if decision is None:

@@ -16,14 +16,14 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._cluster.container_logs import LogCursor, instance_for, still_running
+from fakeapi._cluster.kubelet_endpoints import KubeletEndpoints
 from fakeapi._http.context import ServerState
 from fakeapi._http.keys import STREAM
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.pod_log_options import PodLogOptions
 from fakeapi._state.pod_subresources import container_for
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.simulation.container_logs import LogCursor, instance_for, still_running
-from fakeapi._state.simulation.kubelet_endpoints import KubeletEndpoints
 from fakeapi._state.watching import Watcher
 
 __all__ = ["serve_container_log"]

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakeapi._cluster.kubelet_endpoints import KubeletEndpoints
 from fakeapi._http.authentication import Authentication
 from fakeapi._http.authorizing import Authorization
 from fakeapi._http.connections import DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT
@@ -20,7 +21,6 @@ from fakeapi._state.admission import AdmissionChain, WebhookCaller, enabled_plug
 from fakeapi._state.clock import Clock
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
-from fakeapi._state.simulation.kubelet_endpoints import KubeletEndpoints
 from fakeapi._state.store import Store
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES, Watcher
 from fakeapi._state.webhook_client import DEFAULT_TIMEOUT_SECONDS, HookTransport
@@ -70,6 +70,10 @@ class GateRequest:
     namespace: str
     name: str
     sequence: int
+    activity: str = ""
+    """What the client says it is doing, from its ``X-Fakeapi-Activity`` header (docs/scenarios-operators.md);
+    the server answers as if the header were not there, as the apiserver ignores headers it does
+    not know."""
 
     @property
     def is_read(self) -> bool:

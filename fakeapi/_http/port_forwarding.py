@@ -22,8 +22,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from fakeapi._cluster.kubelet_endpoints import KubeletEndpoints
 from fakeapi._state.objects import metadata_of
-from fakeapi._state.simulation.kubelet_endpoints import KubeletEndpoints
 from fakeapi.errors import APIError
 
 __all__ = ["serve_port_forward"]

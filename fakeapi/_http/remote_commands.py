@@ -31,12 +31,12 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._cluster.container_logs import ContainerInstance, instance_for, still_running
+from fakeapi._cluster.kubelet_endpoints import ExecResult, KubeletEndpoints
 from fakeapi._http.context import ServerState
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.pod_subresources import container_for
 from fakeapi._state.resources import ResourceType
-from fakeapi._state.simulation.container_logs import ContainerInstance, instance_for, still_running
-from fakeapi._state.simulation.kubelet_endpoints import ExecResult, KubeletEndpoints
 from fakeapi._state.watching import Watcher
 from fakeapi.errors import APIError
 

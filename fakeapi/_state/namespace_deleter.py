@@ -7,7 +7,7 @@ is terminating and its ``spec.finalizers`` are not empty yet: deletes every name
 (``status_condition_utils.go``), and once nothing remains removes its own ``kubernetes`` token from
 ``spec.finalizers`` through ``/finalize``, which deletes the namespace when no finalizer is left
 (docs/namespace-deletion.md). Each pass reads the store afresh, so it can stop after any write and
-carry on from there: the simulated controller (``simulation/namespaces.py``) makes one write at a
+carry on from there: the simulated controller (``fakeapi/_cluster/namespaces.py``) makes one write at a
 time, the inline trigger (``controllers.finalize_namespace``) runs a whole pass inside a write.
 """
 

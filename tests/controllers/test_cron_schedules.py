@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from fakeapi._state.simulation.cron_times import next_time
+from fakeapi._cluster.cron_times import next_time
 from fakeapi._state.validation.cron import parse_schedule
 
 CASES = [

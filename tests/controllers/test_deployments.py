@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 
 from fakeapi import FakeAPIServer, OutcomeRule
-from fakeapi._state.simulation.podhash import compute_hash
+from fakeapi._cluster.podhash import compute_hash
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from fakeapi import FakeAPIServer
-from fakeapi._state.simulation.daemonsets import sync_daemon_sets
-from fakeapi._state.simulation.manager import Simulation
-from fakeapi._state.simulation.statefulsets import sync_stateful_sets
+from fakeapi._cluster.daemonsets import sync_daemon_sets
+from fakeapi._cluster.manager import Simulation
+from fakeapi._cluster.statefulsets import sync_stateful_sets
 
 START = 1_700_000_000.0
 GENERATED = re.compile(r"-[bcdfghjklmnpqrstvwxz2456789]{5}\b")

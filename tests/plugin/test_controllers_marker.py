@@ -107,7 +107,7 @@ def test_the_marker_takes_a_file_of_outcome_rules(pytester: pytest.Pytester, ini
     ],
 )
 def test_a_bad_rules_file_says_which_rule_is_wrong(tmp_path: Path, text: str, message: str) -> None:
-    from fakeapi._state.simulation.outcome_files import load_outcome_rules
+    from fakeapi._cluster.outcome_files import load_outcome_rules
 
     path = tmp_path / "rules.yaml"
     path.write_text(text)

@@ -127,6 +127,12 @@ def test_whole_annotations_guard_never_completes() -> None:
     report = exploration.report()
     assert "replica-1" in report
     assert "test /metadata/annotations" in report
+    # The step table says what kopf was doing: its watcher's list, the worker's own patches, and the
+    # handler (by its id) with the object it handled.
+    assert "| replica-1 | GET jobs (kopf watcher for jobs.v1.example.com) |" in report
+    assert "| replica-1 | PATCH jobs/job-1 (json-patch) (kopf handler complete for default/job-1) |" in report
+    assert "| replica-1 | PATCH jobs/job-1 (merge-patch) (kopf worker for a jobs.v1.example.com object) |" in report
+    assert "| user | PATCH jobs/job-1 (merge-patch) |" in report
     replayed = explore(seed("annotations"), replay=exploration.counterexample.schedule_id)
     assert replayed.verdict == "violated: liveness"
 

@@ -20,7 +20,7 @@ looks them up in the one Go embeds; the two may differ by a release of the datab
 
 :func:`parse_schedule` returns what ``ParseStandard`` returns, a ``SpecSchedule`` (one bit set per
 field, the top bit marking a ``*``; seconds always 0) or, for ``@every``, a ``ConstantDelaySchedule``;
-the CronJob controller computes its times from them (``fakeapi._state.simulation.cron_times``).
+the CronJob controller computes its times from them (``fakeapi._cluster.cron_times``).
 """
 
 from __future__ import annotations

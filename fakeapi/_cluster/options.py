@@ -1,0 +1,77 @@
+"""Which simulated controllers run, on which fake nodes, with which container outcomes.
+
+Controllers are opt-in: a server without them writes nothing on its own (beyond the garbage
+collector and the namespace controllers, which every fake has). The names are those of the
+components whose writes they reproduce: ``nodes`` (the kubelet registering its Node), ``scheduler``
+(kube-scheduler binding pods), ``kubelet`` (running the pods bound to the fake nodes), and
+kube-controller-manager's ``job``, ``deployment``, ``replicaset``, ``statefulset``, ``daemonset``,
+``cronjob``, ``endpointslice``, ``endpoints``, ``persistentvolume-binder``, ``pvc-protection``,
+``pv-protection`` and ``namespace`` controllers, and kind's ``local-path-provisioner``
+(docs/storage.md); ``all`` is every one of them. Without ``namespace``, a terminating namespace is emptied inside the write that deleted it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from fakeapi._cluster.outcomes import OutcomeRule
+
+__all__ = ["CONTROLLER_NAMES", "ControllerOptions", "NodeSpec", "parse_controllers"]
+
+CONTROLLER_NAMES = (
+    "nodes",
+    "scheduler",
+    "kubelet",
+    "job",
+    "deployment",
+    "replicaset",
+    "statefulset",
+    "daemonset",
+    "cronjob",
+    "endpointslice",
+    "endpoints",
+    "persistentvolume-binder",
+    "local-path-provisioner",
+    "pvc-protection",
+    "pv-protection",
+    "namespace",
+)
+
+
+def parse_controllers(value: str | Iterable[str] | None) -> frozenset[str]:
+    """``"nodes,scheduler"``, ``["job"]`` or ``"all"`` as a set of names; ``ValueError`` for an unknown one."""
+    if value is None:
+        return frozenset()
+    names = [part.strip() for part in value.split(",")] if isinstance(value, str) else [str(v) for v in value]
+    names = [name for name in names if name]
+    if "all" in names:
+        return frozenset(CONTROLLER_NAMES)
+    unknown = sorted(set(names) - set(CONTROLLER_NAMES))
+    if unknown:
+        raise ValueError(f"unknown controllers {', '.join(unknown)}: choose from {', '.join(CONTROLLER_NAMES)} or all")
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One fake node as its kubelet registers it."""
+
+    name: str
+    cpu: str = "4"
+    memory: str = "16Gi"
+    pods: str = "110"
+    labels: Mapping[str, str] = field(default_factory=dict)
+    ready: bool = True
+
+
+@dataclass(frozen=True)
+class ControllerOptions:
+    """The simulated controllers of one server, its fake nodes and the container outcome rules."""
+
+    enabled: frozenset[str] = frozenset()
+    nodes: Sequence[NodeSpec] = (NodeSpec("node-1"),)
+    outcomes: Sequence[OutcomeRule] = ()
+
+    def runs(self, name: str) -> bool:
+        return name in self.enabled
