@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fakeapi._cluster.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._cluster.daemonsets import daemon_set_due, sync_daemon_sets
@@ -32,6 +32,7 @@ from fakeapi._cluster.local_path import install_default_class, provision_local_p
 from fakeapi._cluster.namespaces import hand_back_namespaces, sync_namespaces
 from fakeapi._cluster.nodes import register_nodes
 from fakeapi._cluster.options import ControllerOptions
+from fakeapi._cluster.probe_cache import ProbeCache, ReadLog
 from fakeapi._cluster.recording import EventRecorder
 from fakeapi._cluster.replicasets import replicaset_due, sync_replicasets
 from fakeapi._cluster.rollouts import sync_deployments
@@ -149,6 +150,7 @@ class Simulation:
             if options.runs(controller)
         )
         self._real_store = store
+        self.probes = ProbeCache()
         self.focus: tuple[str, str] | None = None
         """The one object a worker-stepped controller acts on (None: all of them)."""
 
@@ -204,19 +206,35 @@ class Simulation:
         """What each controller (each worker of one that has them) would write next at the clock's
         current instant, in controller order."""
         writes = []
+        store = self._real_store
         for controller in self.controllers:
             for worker in controller.workers(self) if controller.workers else [None]:
-                names, events = self._real_store.generator_state(), self.recorder.position
-                try:
-                    with self._gated(controller.name, probe=True, focus=worker):
-                        controller.step(self)
-                except WriteStopped as stopped:
-                    if stopped.write is not None:
-                        writes.append(stopped.write)
-                finally:
-                    self._real_store.set_generator_state(names)
-                    self.recorder.rewind(events)
+                key = (controller.name, "/".join(worker) if worker is not None else "")
+                situation = self.probes.situation(store, self.recorder.position)
+                known, answer = self.probes.lookup(key, store, situation)
+                if not known:
+                    answer = self._probe(controller, worker, key, situation)
+                if answer is not None:
+                    writes.append(answer)
         return writes
+
+    def _probe(
+        self, controller: Controller, worker: tuple[str, str] | None, key: tuple[str, str], situation: tuple[Any, ...]
+    ) -> ControllerWrite | None:
+        """Run one controller worker's step up to its first write; what that write would be."""
+        names, events = self._real_store.generator_state(), self.recorder.position
+        reads = ReadLog()
+        answer = None
+        try:
+            with self._gated(controller.name, probe=True, focus=worker, reads=reads):
+                controller.step(self)
+        except WriteStopped as stopped:
+            answer = stopped.write
+        finally:
+            self._real_store.set_generator_state(names)
+            self.recorder.rewind(events)
+        self.probes.keep(key, self._real_store, situation, reads, answer)
+        return answer
 
     def step(self, name: str, worker: str = "") -> ControllerWrite | None:
         """Let controller ``name`` (its worker for object ``worker``, ``namespace/name``, if it has
@@ -250,9 +268,11 @@ class Simulation:
         return min(times, default=None)
 
     @contextmanager
-    def _gated(self, name: str, *, probe: bool, focus: tuple[str, str] | None = None) -> Iterator[WriteGate]:
+    def _gated(
+        self, name: str, *, probe: bool, focus: tuple[str, str] | None = None, reads: ReadLog | None = None
+    ) -> Iterator[WriteGate]:
         worker = "/".join(focus) if focus is not None else ""
-        gate = WriteGate(self._real_store, name, probe=probe, worker=worker)
+        gate = WriteGate(self._real_store, name, probe=probe, worker=worker, reads=reads)
         self.store = self.recorder.store = cast("Store", gate)
         self.focus = focus
         try:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.probe_cache import NEUTRAL_ATTRIBUTES, READS, ReadLog
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
 
@@ -77,16 +78,31 @@ class WriteStopped(Exception):
 class WriteGate:
     """The store as a controller step sees it while being probed (``probe``) or run one write at a time."""
 
-    def __init__(self, store: Store, controller: str, *, probe: bool, worker: str = "") -> None:
+    def __init__(
+        self, store: Store, controller: str, *, probe: bool, worker: str = "", reads: ReadLog | None = None
+    ) -> None:
         self._store = store
         self._controller = controller
         self._probe = probe
         self._worker = worker
+        self._reads = reads
         self.written: ControllerWrite | None = None
         self.attempted: ControllerWrite | None = None
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+        value = getattr(self._store, name)
+        reads = self._reads
+        if reads is None or name in NEUTRAL_ATTRIBUTES:
+            return value
+        if name not in READS:
+            reads.complete = False
+            return value
+
+        def read(rtype: ResourceType, *args: Any, **kwargs: Any) -> Any:
+            reads.resources.add(rtype.storage_key)
+            return value(rtype, *args, **kwargs)
+
+        return read
 
     def create(self, rtype: ResourceType, namespace: str, obj: dict[str, Any], **options: Any) -> Committed:
         # A generated name is not known before the create: the target is then the whole collection.
@@ -102,6 +118,8 @@ class WriteGate:
         **options: Any,
     ) -> Committed:
         write = self._write("update", rtype, namespace, name, options.get("subresource", ""))
+        if self._reads is not None:
+            self._reads.resources.add(rtype.storage_key)
         if self._probe or not self._may_write(write):
             stored = self._store.find(rtype, namespace, name)
             try:

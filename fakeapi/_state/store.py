@@ -134,6 +134,11 @@ class Store:
         self._order: dict[tuple[str, str], tuple[dict[Key, Any], list[str], list[Key], list[dict[str, Any]]]] = {}
         self.revision = 0
         self.objects: dict[tuple[str, str], dict[Key, dict[str, Any]]] = {}
+        # Per resource, the revision of its last write; ``epoch`` counts the times every object was
+        # replaced at once (a restore, a clear). Together they tell a reader whether anything of a
+        # resource changed since it last looked (the stepped controllers' probes, docs/controllers.md).
+        self.changed_at: dict[tuple[str, str], int] = {}
+        self.epoch = 0
         self.hub = WatchHub(history_window, watch_queue_limit, history_max_bytes)
         # Owner uid -> the objects whose ownerReferences name it, for the garbage collector; None
         # until first asked for after a clear or restore (rebuilt then, so resets stay cheap).
@@ -244,6 +249,7 @@ class Store:
         key = (namespace, name)
         history_key = (rtype.storage_key, namespace, name)
         bucket = self.bucket(rtype)
+        self.changed_at[rtype.storage_key] = revision
         if change_type == DELETED:
             bucket.pop(key, None)
             self._encodings.pop(history_key, None)
@@ -731,6 +737,8 @@ class Store:
         self._encodings.clear()
         self._order.clear()
         self._owned = None
+        self.epoch += 1
+        self.changed_at = {}
         self.objects = objects
         self.registry.restore(crds)
         self.hub.restore_history(history, compacted_through)

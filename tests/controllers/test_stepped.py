@@ -79,3 +79,45 @@ def test_stepped_in_any_order_the_controllers_write_what_they_said_and_end_where
     assert summary(stepped) == summary(settled)
     assert summary(settled)["web"] == (3, 3) and summary(settled)["web endpoints"] == 3
     assert summary(settled)["once"] == ["SuccessCriteriaMet", "Complete"] and None not in summary(settled)["tick"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_kept_probe_answers_what_probing_again_would(seed: int) -> None:
+    """Probes are kept while nothing they read changed (docs/controllers.md, "Probing"): at every
+    point of a random walk of controller writes, client writes and clock moves, the kept answers
+    equal those of probing every controller afresh, and some were kept."""
+    from fakeapi._cluster.probe_cache import ProbeCache
+
+    server = FakeAPIServer(seed=5, clock=lambda: START)
+    server.set_controllers("all", stepped=True)
+    server.load(*workloads())
+    simulation = server._simulation
+    assert simulation is not None
+    choose, elapsed, compared = random.Random(seed), 0.0, 0
+    for index in range(400):
+        kept = server.controller_writes()
+        simulation.probes, cache = ProbeCache(), simulation.probes
+        assert server.controller_writes() == kept, index
+        simulation.probes = cache
+        compared += 1
+        roll = choose.random()
+        if roll < 0.15:
+            server.load({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"unrelated-{index}"}})
+        elif roll < 0.25:
+            pod_writes = [write for write in kept if write.resource == "pods" and write.name]
+            target = choose.choice(pod_writes) if pod_writes else None
+            found = server.find("v1", "Pod", target.name, target.namespace) if target is not None else None
+            if found is not None:
+                labels = {**(found["metadata"].get("labels") or {}), "touched": str(index)}
+                server.apply({**found, "metadata": {**found["metadata"], "labels": labels}})
+        elif kept:
+            chosen = choose.choice(kept)
+            server.step_controller(chosen.controller, chosen.worker)
+        else:
+            due = server.next_controller_due()
+            if due is None or elapsed + due > 150:
+                break
+            server.advance_clock(due)
+            elapsed += due
+    assert compared > 100
+    assert cache.hits > 0 and cache.misses > 0

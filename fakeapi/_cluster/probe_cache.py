@@ -1,0 +1,89 @@
+"""Probing only the controllers whose inputs changed since their last probe.
+
+Before every choice the scenario engine asks each stepped controller (each worker of one) what it
+would write next (``Simulation.pending``); a probe runs the controller's step up to its first
+write. Most choices follow an actor's step that touched nothing a controller reads, so the answer
+is the one the last probe gave. A probe records what it read: the resources it looked objects up
+in (``find``, ``get``, ``items``, ``bucket``, ``items_at``, and the target of an update). Its answer
+stands while nothing of those resources was written (the store's ``changed_at``), the clock reads
+the same, the seeded name generator and the Event names stand where they stood, and the store was
+not replaced by a restore (``epoch``). A probe that reached the store any other way (an attribute
+not known to be neutral) is not kept: it is run again next time, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fakeapi._cluster.stepping import ControllerWrite
+    from fakeapi._state.store import Store
+
+__all__ = ["NEUTRAL_ATTRIBUTES", "READS", "ProbeCache", "ReadLog"]
+
+# Store methods that read one resource's objects; their first argument is its ResourceType.
+READS = frozenset({"find", "get", "items", "bucket", "items_at"})
+# Attributes a controller may use without depending on any object: the clock (its reading is part
+# of the key), the type registry, the revision (compared before and after a write only), the name
+# generator (its state is part of the key).
+NEUTRAL_ATTRIBUTES = frozenset({"clock", "registry", "revision", "generator_state", "set_generator_state"})
+
+
+@dataclass
+class ReadLog:
+    """What one probe read; ``complete`` turns False once it reached the store another way."""
+
+    resources: set[tuple[str, str]] = field(default_factory=set)
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class _Probe:
+    situation: tuple[Any, ...]
+    reads: tuple[tuple[tuple[str, str], int], ...]
+    answer: ControllerWrite | None
+
+
+class ProbeCache:
+    """The last complete probe of each controller worker, and whether it still answers."""
+
+    def __init__(self) -> None:
+        self._probes: dict[tuple[str, str], _Probe] = {}
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def situation(store: Store, recorder_position: int) -> tuple[Any, ...]:
+        return (store.epoch, store.clock.now(), recorder_position, store.generator_state())
+
+    def lookup(
+        self, key: tuple[str, str], store: Store, situation: tuple[Any, ...]
+    ) -> tuple[bool, ControllerWrite | None]:
+        """``(True, answer)`` when the last probe of ``key`` still answers, else ``(False, None)``."""
+        probe = self._probes.get(key)
+        if probe is None or probe.situation != situation:
+            self.misses += 1
+            return False, None
+        changed_at = store.changed_at
+        for resource, revision in probe.reads:
+            if changed_at.get(resource, 0) != revision:
+                self.misses += 1
+                return False, None
+        self.hits += 1
+        return True, probe.answer
+
+    def keep(
+        self,
+        key: tuple[str, str],
+        store: Store,
+        situation: tuple[Any, ...],
+        reads: ReadLog,
+        answer: ControllerWrite | None,
+    ) -> None:
+        if not reads.complete:
+            self._probes.pop(key, None)
+            return
+        changed_at = store.changed_at
+        snapshot = tuple((resource, changed_at.get(resource, 0)) for resource in sorted(reads.resources))
+        self._probes[key] = _Probe(situation, snapshot, answer)
