@@ -57,6 +57,7 @@ from fakeapi._state.simulation import (
     Simulation,
     parse_controllers,
 )
+from fakeapi._state.simulation.container_processes import ContainerProcesses
 from fakeapi._state.simulation.kubelet_endpoints import ExecResult, KubeletEndpoints
 from fakeapi._state.store import StoreSnapshot
 from fakeapi._state.typed import GoStructs
@@ -316,6 +317,8 @@ class FakeAPIServer:
         self._settled_restore: tuple[StoreSnapshot, Simulation, StoreSnapshot] | None = None
         self._stepped = False
         self._controller_task: asyncio.Task[None] | None = None
+        # The process supervisors of kubelets replaced by set_controllers: stop() waits for their reaping.
+        self._retired_processes: list[ContainerProcesses] = []
         self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
         """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
         self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
@@ -343,6 +346,8 @@ class FakeAPIServer:
         publish_kubernetes_service(self._state.store, *self._serving_address)
         if self._real_time and self._simulation is not None:
             self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
+        if self._state.kubelet is not None:
+            self._state.kubelet.processes.resume()
         return self
 
     async def _run_controllers(self) -> None:
@@ -365,6 +370,12 @@ class FakeAPIServer:
             self._controller_task.cancel()
             self._controller_task = None
         self._state.store.hub.close_all()
+        # No process a container stood for outlives the server (docs/process-containers.md).
+        supervisors, self._retired_processes = self._retired_processes, []
+        if self._state.kubelet is not None:
+            supervisors.append(self._state.kubelet.processes)
+        for supervisor in supervisors:
+            await supervisor.close()
         await self._state.webhook_client.close()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -663,11 +674,24 @@ class FakeAPIServer:
         specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
         options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes))
 
+        if stepped and any(rule.resolved().local_process is not None for rule in options.outcomes):
+            raise ValueError(
+                "stepped controllers cannot run process-backed containers: a local process exits when it "
+                "does, not at a step a caller chooses (docs/process-containers.md)"
+            )
+
         def switch() -> None:
             kubelet = "kubelet" in options.enabled
+            if self._state.kubelet is not None:
+                self._state.kubelet.processes.kill_all()
+                self._retired_processes.append(self._state.kubelet.processes)
             self._state.kubelet = (
-                KubeletEndpoints((n.name for n in options.nodes), options.outcomes) if kubelet else None
+                KubeletEndpoints((n.name for n in options.nodes), options.outcomes, self._state.clock.now)
+                if kubelet
+                else None
             )
+            if self._state.kubelet is not None:
+                self._state.kubelet.processes.on_exit = self._process_exited
             if not enabled:
                 if self._simulation is not None:
                     self._simulation.stop()
@@ -680,10 +704,21 @@ class FakeAPIServer:
                 self._fake_time = FakeTime(self._wall_clock())
                 self._state.clock.set_source(self._fake_time)
             self._simulation = Simulation(self._state.store, options)
+            self._simulation.processes = self._state.kubelet.processes if self._state.kubelet is not None else None
             self._stepped = stepped
             self._restart_controllers()
 
         self._call(switch)
+
+    def _process_exited(self) -> None:
+        """A container's local process exited: its kubelet writes so at once, on either clock, as the
+        controllers would at ``advance(0)`` (docs/process-containers.md)."""
+        if self._simulation is None or self._stepped:
+            return
+        try:
+            self._simulation.settle()
+        except Exception:  # a fakeapi bug: reported like a failing request
+            self._state.errors.append("simulated controllers:\n" + traceback.format_exc())
 
     def _restart_controllers(self) -> None:
         """After a restore: the fake clock back at its start, the controllers acting on the new state."""

@@ -22,7 +22,8 @@ A pod goes through these writes, each at the instant on the server's clock when 
    ``CrashLoopBackOff`` 10s, 20s, 40s ... up to 5m (``doBackOff`` in ``kuberuntime_manager.go``);
    otherwise, once every container is terminated, the pod is Succeeded (all exited 0) or Failed.
    An image that cannot be pulled leaves the container waiting ``ErrImagePull``, then
-   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a reference that does not
+   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a container backed by a
+   local process (:mod:`.process_containers`) terminates when its process exits; a reference that does not
    parse (:func:`~fakeapi._state.simulation.images.invalid_image_message`) leaves it waiting
    ``InvalidImageName`` for good, whatever the outcome says.
 
@@ -38,10 +39,18 @@ from typing import TYPE_CHECKING, Any
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
+from fakeapi._state.simulation.container_processes import ProcessExit
 from fakeapi._state.simulation.images import image_id, invalid_image_message, normalized_image
 from fakeapi._state.simulation.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._state.simulation.outcomes import Outcome, outcome_for
-from fakeapi._state.simulation.pod_termination import terminate, terminating, termination_due
+from fakeapi._state.simulation.pod_termination import terminate, terminating, termination_began, termination_due
+from fakeapi._state.simulation.process_containers import (
+    keep_live_processes,
+    process_exit,
+    process_terminated,
+    signal_stops,
+    start_processes,
+)
 
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
@@ -68,6 +77,8 @@ def run_pods(simulation: Simulation) -> None:
             continue
         if metadata_of(pod).get("deletionTimestamp") is not None:
             if terminating(pod):
+                if termination_began(pod) <= now:
+                    signal_stops(simulation, pod, kill=False)
                 terminate(simulation, pod, lambda pod, status: _write_terminal_status(simulation, pod, status))
             continue
         if (pod.get("status") or {}).get("phase") in TERMINAL:
@@ -75,6 +86,15 @@ def run_pods(simulation: Simulation) -> None:
         due = _due(simulation, pod)
         if due is not None and due <= now:
             _sync(simulation, pod, index)
+        if simulation.processes is not None:
+            current = simulation.store.find(PODS, *_key(pod))
+            if current is not None:
+                start_processes(simulation, current)
+    if simulation.processes is not None and simulation.focus is None:
+        on_nodes = [
+            pod for pod in simulation.store.items(PODS, None) if (pod.get("spec") or {}).get("nodeName") in nodes
+        ]
+        keep_live_processes(simulation, on_nodes)
 
 
 def pod_workers(simulation: Simulation) -> list[tuple[str, str]]:
@@ -127,13 +147,15 @@ def _due(simulation: Simulation, pod: dict[str, Any]) -> float | None:
     for container in (pod.get("spec") or {}).get("containers") or []:
         entry = statuses.get(container.get("name"))
         outcome = outcome_for(pod, container, simulation.options.outcomes)
-        due = _container_due(pod, entry or {}, outcome, started)
+        due = _container_due(pod, entry or {}, outcome, started, process_exit(simulation, entry or {}, outcome))
         if due is not None:
             times.append(due)
     return min(times, default=None)
 
 
-def _container_due(pod: dict[str, Any], entry: dict[str, Any], outcome: Outcome, started: float) -> float | None:
+def _container_due(
+    pod: dict[str, Any], entry: dict[str, Any], outcome: Outcome, started: float, ended: ProcessExit | None = None
+) -> float | None:
     state = entry.get("state") or {}
     if "waiting" in state:
         reason = state["waiting"].get("reason")
@@ -146,6 +168,8 @@ def _container_due(pod: dict[str, Any], entry: dict[str, Any], outcome: Outcome,
             return None if finished is None else finished + _backoff(entry.get("restartCount", 0))
         return None
     if "running" in state:
+        if outcome.local_process is not None:
+            return None if ended is None else ended.time
         if outcome.exit_code is None:
             return None
         since = parse_timestamp(state["running"].get("startedAt", ""))
@@ -183,7 +207,8 @@ def _sync(simulation: Simulation, pod: dict[str, Any], index: int) -> None:
             containers.append(_waiting(container, reason))
         else:
             entry = statuses.get(container.get("name")) or _waiting(container, "ContainerCreating")
-            containers.append(_step(pod, container, entry, outcome, now, stamp, events))
+            ended = process_exit(simulation, entry, outcome)
+            containers.append(_step(pod, container, entry, outcome, now, stamp, events, ended))
     init = [] if first else [_init_done(pod, c, stamp) for c in spec.get("initContainers") or []]
     if first:
         init = [_waiting(c, "ContainerCreating") for c in spec.get("initContainers") or []]
@@ -285,13 +310,14 @@ def _step(
     now: float,
     stamp: str,
     events: list[Event],
+    ended: ProcessExit | None = None,
 ) -> dict[str, Any]:
     """The container's next state, if its step is due; the Events it takes go to ``events``."""
     state = entry.get("state") or {}
     name = container.get("name")
     image = container.get("image", "")
     started = parse_timestamp((pod.get("status") or {}).get("startTime") or "") or now
-    due = _container_due(pod, entry, outcome, started)
+    due = _container_due(pod, entry, outcome, started, ended)
     if due is None or due > now:
         return entry
     restarts = int(entry.get("restartCount", 0))
@@ -319,6 +345,8 @@ def _step(
         return {**entry, "state": {"waiting": {"reason": "ImagePullBackOff", "message": message}}}
     if "waiting" in state:  # CrashLoopBackOff, its back-off over
         return _running(pod, container, entry, outcome, restarts + 1, stamp, events)
+    if "running" in state and ended is not None:
+        return process_terminated(entry, ended)
     if "running" in state:
         terminated = {
             "exitCode": outcome.exit_code,

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
+from fakeapi._state.simulation.container_processes import ContainerProcesses
 from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._state.simulation.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._state.simulation.deployment_progress import deployment_due
@@ -151,6 +152,8 @@ class Simulation:
         self._real_store = store
         self.focus: tuple[str, str] | None = None
         """The one object a worker-stepped controller acts on (None: all of them)."""
+        self.processes: ContainerProcesses | None = None
+        """The local processes of process-backed containers, which the kubelet starts and stops."""
 
     def stop(self) -> None:
         """No simulated controller runs any more: the inline namespace controller takes over."""

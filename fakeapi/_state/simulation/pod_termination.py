@@ -18,6 +18,10 @@ A DELETE of a pod on a node gives it ``deletionTimestamp`` and ``deletionGracePe
    ``canBeDeleted``), which removes it unless a finalizer holds it.
 
 Each of the two writes is a step of its own pod worker.
+
+A container backed by a local process (docs/process-containers.md) is stopped for real: its
+process gets SIGTERM when the kubelet first sees the pod being deleted, and stops when the process
+exits; one still running when the grace period ends on the server's clock is killed (SIGKILL, 137).
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.simulation.nodes import KUBELET
 from fakeapi._state.simulation.outcomes import outcome_for
+from fakeapi._state.simulation.process_containers import process_exit, signal_stops
 
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
 
-__all__ = ["terminate", "terminating", "termination_due"]
+__all__ = ["terminate", "terminating", "termination_began", "termination_due"]
 
 PODS = builtin_type("", "v1", "Pod")
 TERMINAL = ("Succeeded", "Failed")
@@ -72,6 +77,7 @@ def terminate(
         store.delete(PODS, namespace, name, uid=meta.get("uid"), grace_period=0)
         return
     stops = _stops(simulation, pod)
+    signal_stops(simulation, pod, kill=True)  # a process still running at this point is past its grace
     status = dict(pod.get("status") or {})
     initialized = _initialized(pod)
     containers = []
@@ -115,6 +121,11 @@ def terminate(
         )
 
 
+def termination_began(pod: dict[str, Any]) -> float:
+    """When the kubelet starts stopping a pod being deleted: when the DELETE came."""
+    return _deleted_at(pod)
+
+
 def _deleted_at(pod: dict[str, Any]) -> float:
     """When the DELETE that set the grace period came: the deadline less the grace."""
     meta = metadata_of(pod)
@@ -135,6 +146,12 @@ def _stops(simulation: Simulation, pod: dict[str, Any]) -> dict[str, tuple[float
             continue
         outcome = outcome_for(pod, spec, simulation.options.outcomes)
         stop = (began + grace, KILLED)
+        if outcome.local_process is not None:
+            ended = process_exit(simulation, entry, outcome)
+            if ended is not None and ended.time < stop[0]:
+                stop = (ended.time, ended.exit_code)
+            stops[str(entry.get("name"))] = (max(stop[0], began), stop[1])
+            continue
         if outcome.term_exit_code is not None and outcome.term_after < grace:
             stop = (began + outcome.term_after, outcome.term_exit_code)
         started = parse_timestamp(running.get("startedAt") or "")
