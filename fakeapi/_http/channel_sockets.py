@@ -51,15 +51,33 @@ class StreamOptions:
 class ChannelSocket:
     """One negotiated WebSocket and its framing."""
 
-    def __init__(self, socket: web.WebSocketResponse, protocol: str) -> None:
+    def __init__(self, socket: web.WebSocketResponse, protocol: str, *, keep_stdin: bool = False) -> None:
         self.socket = socket
         self.protocol = protocol
         self.binary = "base64" not in protocol
         self.gone = False
         self.on_gone: Callable[[], None] | None = None
-        self.on_stdin: Callable[[bytes], None] | None = None
-        self.on_stdin_closed: Callable[[], None] | None = None
         self.sending = asyncio.Lock()
+        # stdin the client sent before a command took it (:meth:`take_stdin`), and whether it ended.
+        self._keep_stdin = keep_stdin
+        self._stdin: list[bytes] = []
+        self._stdin_ended = False
+        self._on_stdin: Callable[[bytes], None] | None = None
+        self._on_stdin_ended: Callable[[], None] | None = None
+
+    def take_stdin(self, write: Callable[[bytes], None], end: Callable[[], None]) -> None:
+        """From now on stdin goes to ``write`` (what came before first) and its end to ``end``."""
+        for data in self._stdin:
+            write(data)
+        self._stdin = []
+        if self._stdin_ended:
+            end()
+            return
+        self._on_stdin, self._on_stdin_ended = write, end
+
+    def release_stdin(self) -> None:
+        self._keep_stdin = False
+        self._on_stdin = self._on_stdin_ended = None
 
     async def send(self, channel: int, data: bytes) -> None:
         async with self.sending:
@@ -77,9 +95,9 @@ class ChannelSocket:
             await self.send(ERROR, status["message"].encode())
 
     async def receive(self) -> None:
-        """Read until the client closes: stdin goes to :attr:`on_stdin` (dropped when none reads it,
-        as no scripted command does), v5's half-close of stdin to :attr:`on_stdin_closed`; resizes
-        are dropped."""
+        """Read until the client closes: stdin goes to the command that took it (kept until it does
+        with ``keep_stdin``, dropped otherwise: no scripted command reads it), and so does v5's
+        half-close of stdin; resizes are dropped."""
         async for message in self.socket:
             if message.type not in (WSMsgType.BINARY, WSMsgType.TEXT) or not message.data:
                 continue
@@ -87,16 +105,20 @@ class ChannelSocket:
             channel, data = raw[0], raw[1:]
             if not self.binary:
                 channel, data = channel - ord("0"), base64.b64decode(data)
-            if channel == STDIN and data and self.on_stdin is not None:
-                self.on_stdin(data)
+            if channel == STDIN and data:
+                if self._on_stdin is not None:
+                    self._on_stdin(data)
+                elif self._keep_stdin:
+                    self._stdin.append(data)
             elif self.protocol == V5 and channel == CLOSE_SIGNAL and data[:1] == bytes([STDIN]):
-                self._stdin_closed()
+                self._end_stdin()
         self.gone = True
-        self._stdin_closed()
+        self._end_stdin()
         if self.on_gone is not None:
             self.on_gone()
 
-    def _stdin_closed(self) -> None:
-        closed, self.on_stdin_closed = self.on_stdin_closed, None
-        if closed is not None:
-            closed()
+    def _end_stdin(self) -> None:
+        self._stdin_ended = True
+        ended, self._on_stdin_ended = self._on_stdin_ended, None
+        if ended is not None:
+            ended()

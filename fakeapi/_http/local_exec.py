@@ -55,8 +55,7 @@ async def run_local_command(
             if not writer.is_closing():
                 writer.write(data)
 
-        channels.on_stdin = write
-        channels.on_stdin_closed = writer.close
+        channels.take_stdin(write, writer.close)
     channels.on_gone = lambda: _kill_session(child.pid)
     relays = [asyncio.ensure_future(_relay(channels, child.stdout, STDOUT if options.stdout else None))]
     if child.stderr is not None:
@@ -66,7 +65,8 @@ async def run_local_command(
         _kill_session(child.pid)  # what the command left running in its session ends with it
         await asyncio.gather(*relays, return_exceptions=True)
     finally:
-        channels.on_stdin = channels.on_stdin_closed = channels.on_gone = None
+        channels.release_stdin()
+        channels.on_gone = None
         if child.returncode is None:
             _kill_session(child.pid)
             await child.wait()

@@ -73,7 +73,14 @@ async def serve_remote_command(
         return web.Response(status=500, text=f'container not found ("{container}")')
     socket = web.WebSocketResponse(protocols=(protocol,) if protocol else ())
     await socket.prepare(request)
-    channels = ChannelSocket(socket, protocol)
+    command = request.query.getall("command", [])
+    launched = None
+    if instance is not None and subresource == "exec" and command:
+        # A test's script for the command wins over running it.
+        scripted = kubelet.scripted(namespace, name, container, command)
+        launched = None if scripted else kubelet.process_of(instance.container_id)
+    # stdin is kept for a command that reads it from the first byte on, and dropped otherwise.
+    channels = ChannelSocket(socket, protocol, keep_stdin=launched is not None and options.stdin)
     reader = asyncio.get_running_loop().create_task(channels.receive())
     try:
         first = STDOUT if options.stdout else STDERR if options.stderr else ERROR
@@ -82,9 +89,7 @@ async def serve_remote_command(
             cause = f'unable to upgrade connection: container not found ("{container}")'
             await channels.send_status(_internal_error(cause))
         elif subresource == "exec":
-            command = request.query.getall("command", [])
-            launched = kubelet.process_of(instance.container_id)
-            if launched is not None and command and not kubelet.scripted(namespace, name, container, command):
+            if launched is not None:
                 where = f"container {container} of pod {namespace}/{name}"
                 code = await run_local_command(channels, options, launched, command, where)
                 await _send_exit(channels, code, command)

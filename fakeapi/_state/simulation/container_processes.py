@@ -18,6 +18,7 @@ shutdown kill every process at once; :meth:`ContainerProcesses.close` waits unti
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import signal
@@ -31,6 +32,15 @@ __all__ = ["START_ERROR_EXIT_CODE", "ContainerProcesses", "LaunchedProcess", "Pr
 
 START_ERROR_EXIT_CODE = 128  # what the runtime reports for a container whose process never started
 READ_SIZE = 64 * 1024
+# Every session started and not yet reaped, whichever server started it: an interpreter that exits
+# without stopping its servers (a test run interrupted) still kills them.
+_UNREAPED: set[int] = set()
+
+
+@atexit.register
+def _kill_unreaped() -> None:
+    for pid in list(_UNREAPED):
+        _kill_session(pid)
 
 
 @dataclass(frozen=True)
@@ -160,6 +170,7 @@ class ContainerProcesses:
             self._finish(run, START_ERROR_EXIT_CODE, "StartError", f"failed to start local process: {error}")
             return
         run.pid = child.pid
+        _UNREAPED.add(child.pid)
         if run.abandoned:
             _kill_session(child.pid)
         elif run.terminate_asked:
@@ -168,9 +179,10 @@ class ContainerProcesses:
         assert child.stdout is not None and child.stderr is not None
         readers = [asyncio.ensure_future(self._read(run, stream)) for stream in (child.stdout, child.stderr)]
         returncode = await child.wait()
-        run.reaped = True
         # The first process is gone: the rest of its session goes too, as a container's would.
         _kill_session(child.pid)
+        run.reaped = True
+        _UNREAPED.discard(child.pid)
         await asyncio.gather(*readers, return_exceptions=True)
         code = returncode if returncode >= 0 else 128 - returncode
         self._finish(run, code, "Completed" if code == 0 else "Error")
