@@ -43,14 +43,8 @@ from fakeapi._state.simulation.container_processes import ProcessExit
 from fakeapi._state.simulation.images import image_id, invalid_image_message, normalized_image
 from fakeapi._state.simulation.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._state.simulation.outcomes import Outcome, outcome_for
-from fakeapi._state.simulation.pod_termination import terminate, terminating, termination_began, termination_due
-from fakeapi._state.simulation.process_containers import (
-    keep_live_processes,
-    process_exit,
-    process_terminated,
-    signal_stops,
-    start_processes,
-)
+from fakeapi._state.simulation.pod_termination import terminate, terminating, termination_due
+from fakeapi._state.simulation.process_containers import process_exit, process_terminated, sync_processes
 
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
@@ -77,8 +71,6 @@ def run_pods(simulation: Simulation) -> None:
             continue
         if metadata_of(pod).get("deletionTimestamp") is not None:
             if terminating(pod):
-                if termination_began(pod) <= now:
-                    signal_stops(simulation, pod, kill=False)
                 terminate(simulation, pod, lambda pod, status: _write_terminal_status(simulation, pod, status))
             continue
         if (pod.get("status") or {}).get("phase") in TERMINAL:
@@ -86,15 +78,8 @@ def run_pods(simulation: Simulation) -> None:
         due = _due(simulation, pod)
         if due is not None and due <= now:
             _sync(simulation, pod, index)
-        if simulation.processes is not None:
-            current = simulation.store.find(PODS, *_key(pod))
-            if current is not None:
-                start_processes(simulation, current)
-    if simulation.processes is not None and simulation.focus is None:
-        on_nodes = [
-            pod for pod in simulation.store.items(PODS, None) if (pod.get("spec") or {}).get("nodeName") in nodes
-        ]
-        keep_live_processes(simulation, on_nodes)
+    if simulation.focus is None:
+        sync_processes(simulation, frozenset(nodes))
 
 
 def pod_workers(simulation: Simulation) -> list[tuple[str, str]]:

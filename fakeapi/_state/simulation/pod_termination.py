@@ -39,7 +39,7 @@ from fakeapi._state.simulation.process_containers import process_exit, signal_st
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
 
-__all__ = ["terminate", "terminating", "termination_began", "termination_due"]
+__all__ = ["terminate", "terminating", "termination_due"]
 
 PODS = builtin_type("", "v1", "Pod")
 TERMINAL = ("Succeeded", "Failed")
@@ -119,11 +119,6 @@ def terminate(
             host=node,
             field_path=f"spec.containers{{{container}}}",
         )
-
-
-def termination_began(pod: dict[str, Any]) -> float:
-    """When the kubelet starts stopping a pod being deleted: when the DELETE came."""
-    return _deleted_at(pod)
 
 
 def _deleted_at(pod: dict[str, Any]) -> float:

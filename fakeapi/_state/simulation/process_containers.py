@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._state.clock import format_timestamp
+from fakeapi._state.clock import format_timestamp, parse_timestamp
+from fakeapi._state.kinds import builtin_type
+from fakeapi._state.objects import metadata_of
 from fakeapi._state.simulation.container_env import container_environment
 from fakeapi._state.simulation.container_processes import ProcessExit
 from fakeapi._state.simulation.outcomes import Outcome, outcome_for
@@ -21,7 +23,10 @@ from fakeapi._state.simulation.outcomes import Outcome, outcome_for
 if TYPE_CHECKING:
     from fakeapi._state.simulation.manager import Simulation
 
-__all__ = ["keep_live_processes", "process_exit", "process_terminated", "signal_stops", "start_processes"]
+__all__ = ["process_exit", "process_terminated", "signal_stops", "sync_processes"]
+
+
+PODS = builtin_type("", "v1", "Pod")
 
 
 def _specs(pod: dict[str, Any]) -> dict[Any, dict[str, Any]]:
@@ -57,7 +62,24 @@ def process_terminated(entry: dict[str, Any], ended: ProcessExit) -> dict[str, A
     return {**entry, "state": {"terminated": terminated}, "ready": False, "started": False}
 
 
-def start_processes(simulation: Simulation, pod: dict[str, Any]) -> None:
+def sync_processes(simulation: Simulation, nodes: frozenset[str]) -> None:
+    """After the kubelet's sync of the pods on ``nodes``: start the processes of the containers it
+    started, SIGTERM those of pods being deleted, kill those of container instances no pod runs."""
+    if simulation.processes is None:
+        return
+    now = simulation.store.clock.now()
+    pods = [pod for pod in simulation.store.items(PODS, None) if (pod.get("spec") or {}).get("nodeName") in nodes]
+    for pod in pods:
+        meta = metadata_of(pod)
+        deadline = parse_timestamp(meta.get("deletionTimestamp") or "")
+        if deadline is None:
+            _start_processes(simulation, pod)
+        elif deadline - int(meta.get("deletionGracePeriodSeconds") or 0) <= now:  # the DELETE has come
+            signal_stops(simulation, pod, kill=False)
+    simulation.processes.keep_only({str(entry["containerID"]) for pod in pods for entry in _running_entries(pod)})
+
+
+def _start_processes(simulation: Simulation, pod: dict[str, Any]) -> None:
     """Start the process of each running process-backed container of ``pod`` not started yet."""
     processes = simulation.processes
     if processes is None:
@@ -83,9 +105,3 @@ def signal_stops(simulation: Simulation, pod: dict[str, Any], *, kill: bool) -> 
             processes.kill(str(entry["containerID"]))
         else:
             processes.terminate(str(entry["containerID"]))
-
-
-def keep_live_processes(simulation: Simulation, pods: list[dict[str, Any]]) -> None:
-    """Kill the processes of container instances none of ``pods`` (the simulated nodes') runs."""
-    if simulation.processes is not None:
-        simulation.processes.keep_only({str(entry["containerID"]) for pod in pods for entry in _running_entries(pod)})
