@@ -266,6 +266,9 @@ class FakeAPIServer:
         the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
         ``real_time`` (``fakeapi serve``) it is the wall clock and the controllers run on their own.
+        An outcome may name a program to run on this machine in place of a container's image
+        (``Outcome.process``, docs/process-containers.md); the server kills every such program when
+        it is reset, restored or stopped.
 
         ``enable_admission_plugins`` and ``disable_admission_plugins`` are kube-apiserver's switches
         (names, or comma-separated names); a name kube-apiserver 1.32 does not know is a
@@ -666,7 +669,9 @@ class FakeAPIServer:
         ``stepped`` hands the order of the controllers' writes to the caller (the scenario engine):
         they never act by themselves, :meth:`controller_writes` says what each would write next,
         :meth:`step_controller` makes one such write and :meth:`advance_clock` moves the fake clock
-        without running anything. Only the fake nodes are still registered at once.
+        without running anything. Only the fake nodes are still registered at once. Stepped
+        controllers refuse outcomes that name a local process (``ValueError``): a program exits
+        when it does, not at a step the caller chooses (docs/process-containers.md).
         """
         if stepped and self._real_time:
             raise ValueError("stepped controllers need the fake clock, not real time")
