@@ -309,3 +309,22 @@ async def test_stepped_controllers_refuse_process_rules() -> None:
     server = FakeAPIServer()
     with pytest.raises(ValueError, match="stepped controllers cannot run process-backed containers"):
         server.set_controllers("all", outcomes=[OutcomeRule(python("pass"), image="py")], stepped=True)
+
+
+async def test_a_pod_deleted_at_once_has_its_process_killed_at_the_kubelets_next_sync() -> None:
+    code = "import os, signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint(os.getpid())\ntime.sleep(600)"
+    async with serving([OutcomeRule(python(code), image="py")]) as (server, client):
+        await client.post(PODS, pod("p", "py"))
+        server.advance(0)
+        await until(client, "p", phase_is("Running"))
+        async with client.session.get(f"{client.base}{PODS}/p/log?follow=true") as response:
+            [pid] = _pids_in_log(await asyncio.wait_for(response.content.readline(), WAIT))
+        descriptor = os.pidfd_open(pid)
+        try:
+            body = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0}
+            assert (await client.delete(f"{PODS}/p", body)).status == 200
+            assert (await client.get(f"{PODS}/p")).status == 404
+            server.advance(0)
+            assert await asyncio.to_thread(_ended, [descriptor])
+        finally:
+            os.close(descriptor)
