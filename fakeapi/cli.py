@@ -241,15 +241,16 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "what containers whose image matches the glob IMAGE do: run, never-ready, image-pull-failure, "
             "'succeed after Ns', 'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by "
-            "'logs [\"line\", ...]', the lines the container logs as it starts (repeatable, first match wins; "
-            "a pod's fakeapi.dev/outcome annotation wins over them; default: run)"
+            "'logs [\"line\", ...]', the lines the container logs as it starts; or 'process' and JSON, a program "
+            "run on this machine in place of the image (docs/process-containers.md) (repeatable, first match "
+            "wins; a pod's fakeapi.dev/outcome annotation wins over them; default: run)"
         ),
     )
     serve.add_argument(
         "--outcomes",
         metavar="FILE",
         help=(
-            "a YAML file of outcome rules (a list of {outcome, image, labels, container, logs}), tried after "
+            "a YAML file of outcome rules (a list of {outcome or process, image, labels, container, logs}), tried after "
             "the --outcome rules; see docs/controllers.md"
         ),
     )

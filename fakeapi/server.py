@@ -35,6 +35,7 @@ from fakeapi._cluster import (
     Simulation,
     parse_controllers,
 )
+from fakeapi._cluster.container_processes import ContainerProcesses
 from fakeapi._cluster.kubelet_endpoints import ExecResult, KubeletEndpoints
 from fakeapi._http.app import build_server
 from fakeapi._http.authentication import Identity
@@ -265,6 +266,9 @@ class FakeAPIServer:
         the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
         ``real_time`` (``fakeapi serve``) it is the wall clock and the controllers run on their own.
+        An outcome may name a program to run on this machine in place of a container's image
+        (``Outcome.process``, docs/process-containers.md); the server kills every such program when
+        it is reset, restored or stopped.
 
         ``enable_admission_plugins`` and ``disable_admission_plugins`` are kube-apiserver's switches
         (names, or comma-separated names); a name kube-apiserver 1.32 does not know is a
@@ -316,6 +320,8 @@ class FakeAPIServer:
         self._settled_restore: tuple[StoreSnapshot, Simulation, StoreSnapshot] | None = None
         self._stepped = False
         self._controller_task: asyncio.Task[None] | None = None
+        # The process supervisors of kubelets replaced by set_controllers: stop() waits for their reaping.
+        self._retired_processes: list[ContainerProcesses] = []
         self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
         """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
         self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
@@ -343,6 +349,8 @@ class FakeAPIServer:
         publish_kubernetes_service(self._state.store, *self._serving_address)
         if self._real_time and self._simulation is not None:
             self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
+        if self._state.kubelet is not None:
+            self._state.kubelet.processes.resume()
         return self
 
     async def _run_controllers(self) -> None:
@@ -365,6 +373,12 @@ class FakeAPIServer:
             self._controller_task.cancel()
             self._controller_task = None
         self._state.store.hub.close_all()
+        # No process a container stood for outlives the server (docs/process-containers.md).
+        supervisors, self._retired_processes = self._retired_processes, []
+        if self._state.kubelet is not None:
+            supervisors.append(self._state.kubelet.processes)
+        for supervisor in supervisors:
+            await supervisor.close()
         await self._state.webhook_client.close()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -655,7 +669,9 @@ class FakeAPIServer:
         ``stepped`` hands the order of the controllers' writes to the caller (the scenario engine):
         they never act by themselves, :meth:`controller_writes` says what each would write next,
         :meth:`step_controller` makes one such write and :meth:`advance_clock` moves the fake clock
-        without running anything. Only the fake nodes are still registered at once.
+        without running anything. Only the fake nodes are still registered at once. Stepped
+        controllers refuse outcomes that name a local process (``ValueError``): a program exits
+        when it does, not at a step the caller chooses (docs/process-containers.md).
         """
         if stepped and self._real_time:
             raise ValueError("stepped controllers need the fake clock, not real time")
@@ -663,11 +679,24 @@ class FakeAPIServer:
         specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
         options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes))
 
+        if stepped and any(rule.resolved().local_process is not None for rule in options.outcomes):
+            raise ValueError(
+                "stepped controllers cannot run process-backed containers: a local process exits when it "
+                "does, not at a step a caller chooses (docs/process-containers.md)"
+            )
+
         def switch() -> None:
             kubelet = "kubelet" in options.enabled
+            if self._state.kubelet is not None:
+                self._state.kubelet.processes.kill_all()
+                self._retired_processes.append(self._state.kubelet.processes)
             self._state.kubelet = (
-                KubeletEndpoints((n.name for n in options.nodes), options.outcomes) if kubelet else None
+                KubeletEndpoints((n.name for n in options.nodes), options.outcomes, self._state.clock.now)
+                if kubelet
+                else None
             )
+            if self._state.kubelet is not None:
+                self._state.kubelet.processes.on_exit = self._process_exited
             if not enabled:
                 if self._simulation is not None:
                     self._simulation.stop()
@@ -680,10 +709,21 @@ class FakeAPIServer:
                 self._fake_time = FakeTime(self._wall_clock())
                 self._state.clock.set_source(self._fake_time)
             self._simulation = Simulation(self._state.store, options)
+            self._simulation.processes = self._state.kubelet.processes if self._state.kubelet is not None else None
             self._stepped = stepped
             self._restart_controllers()
 
         self._call(switch)
+
+    def _process_exited(self) -> None:
+        """A container's local process exited: its kubelet writes so at once, on either clock, as the
+        controllers would at ``advance(0)`` (docs/process-containers.md)."""
+        if self._simulation is None or self._stepped:
+            return
+        try:
+            self._simulation.settle()
+        except Exception:  # a fakeapi bug: reported like a failing request
+            self._state.errors.append("simulated controllers:\n" + traceback.format_exc())
 
     def _restart_controllers(self) -> None:
         """After a restore: the fake clock back at its start, the controllers acting on the new state."""

@@ -24,6 +24,8 @@ A pod goes through these writes, each at the instant on the server's clock when 
    An image that cannot be pulled leaves the container waiting ``ErrImagePull``, then
    ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a reference that does not
    parse (:func:`~fakeapi._cluster.images.invalid_image_message`) leaves it waiting
+   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a container backed by a
+   local process (:mod:`.process_containers`) terminates when its process exits; a reference that does not
    ``InvalidImageName`` for good, whatever the outcome says.
 
 A pod being deleted is stopped instead (:mod:`.pod_termination`); pods on nodes the simulation
@@ -35,10 +37,12 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.container_processes import ProcessExit
 from fakeapi._cluster.images import image_id, invalid_image_message, normalized_image
 from fakeapi._cluster.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._cluster.outcomes import Outcome, outcome_for
 from fakeapi._cluster.pod_termination import terminate, terminating, termination_due
+from fakeapi._cluster.process_containers import process_exit, process_terminated, sync_processes
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -75,6 +79,8 @@ def run_pods(simulation: ControllerContext) -> None:
         due = _due(simulation, pod)
         if due is not None and due <= now:
             _sync(simulation, pod, index)
+    if simulation.focus is None:
+        sync_processes(simulation, frozenset(nodes))
 
 
 def pod_workers(simulation: ControllerContext) -> list[tuple[str, str]]:
@@ -127,13 +133,15 @@ def _due(simulation: ControllerContext, pod: dict[str, Any]) -> float | None:
     for container in (pod.get("spec") or {}).get("containers") or []:
         entry = statuses.get(container.get("name"))
         outcome = outcome_for(pod, container, simulation.options.outcomes)
-        due = _container_due(pod, entry or {}, outcome, started)
+        due = _container_due(pod, entry or {}, outcome, started, process_exit(simulation, entry or {}, outcome))
         if due is not None:
             times.append(due)
     return min(times, default=None)
 
 
-def _container_due(pod: dict[str, Any], entry: dict[str, Any], outcome: Outcome, started: float) -> float | None:
+def _container_due(
+    pod: dict[str, Any], entry: dict[str, Any], outcome: Outcome, started: float, ended: ProcessExit | None = None
+) -> float | None:
     state = entry.get("state") or {}
     if "waiting" in state:
         reason = state["waiting"].get("reason")
@@ -146,6 +154,8 @@ def _container_due(pod: dict[str, Any], entry: dict[str, Any], outcome: Outcome,
             return None if finished is None else finished + _backoff(entry.get("restartCount", 0))
         return None
     if "running" in state:
+        if outcome.local_process is not None:
+            return None if ended is None else ended.time
         if outcome.exit_code is None:
             return None
         since = parse_timestamp(state["running"].get("startedAt", ""))
@@ -183,7 +193,8 @@ def _sync(simulation: ControllerContext, pod: dict[str, Any], index: int) -> Non
             containers.append(_waiting(container, reason))
         else:
             entry = statuses.get(container.get("name")) or _waiting(container, "ContainerCreating")
-            containers.append(_step(pod, container, entry, outcome, now, stamp, events))
+            ended = process_exit(simulation, entry, outcome)
+            containers.append(_step(pod, container, entry, outcome, now, stamp, events, ended))
     init = [] if first else [_init_done(pod, c, stamp) for c in spec.get("initContainers") or []]
     if first:
         init = [_waiting(c, "ContainerCreating") for c in spec.get("initContainers") or []]
@@ -285,13 +296,14 @@ def _step(
     now: float,
     stamp: str,
     events: list[Event],
+    ended: ProcessExit | None = None,
 ) -> dict[str, Any]:
     """The container's next state, if its step is due; the Events it takes go to ``events``."""
     state = entry.get("state") or {}
     name = container.get("name")
     image = container.get("image", "")
     started = parse_timestamp((pod.get("status") or {}).get("startTime") or "") or now
-    due = _container_due(pod, entry, outcome, started)
+    due = _container_due(pod, entry, outcome, started, ended)
     if due is None or due > now:
         return entry
     restarts = int(entry.get("restartCount", 0))
@@ -319,6 +331,8 @@ def _step(
         return {**entry, "state": {"waiting": {"reason": "ImagePullBackOff", "message": message}}}
     if "waiting" in state:  # CrashLoopBackOff, its back-off over
         return _running(pod, container, entry, outcome, restarts + 1, stamp, events)
+    if "running" in state and ended is not None:
+        return process_terminated(entry, ended)
     if "running" in state:
         terminated = {
             "exitCode": outcome.exit_code,

@@ -6,15 +6,19 @@ the lines appended to a running container's log (:class:`LogBook`), the scripted
 commands run in it, and the local addresses its ports stand for. A command no test scripted exits 127 with a line on stderr naming the command,
 as a shell does for a command it cannot find: the fake has no image to run it from. Everything here
 is forgotten when the server is reset or restored, as a new cluster's containers would have.
+
+A container backed by a local process (docs/process-containers.md) has its process here
+(:class:`ContainerProcesses`): exec runs a command beside it, a port-forward reaches its ports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from fakeapi._cluster.container_logs import LogBook, instance_for
+from fakeapi._cluster.container_processes import ContainerProcesses, LaunchedProcess
 from fakeapi._cluster.outcomes import OutcomeRule, outcome_for
 from fakeapi.errors import APIError
 
@@ -35,10 +39,11 @@ class ExecResult:
 class KubeletEndpoints:
     """The kubelet's streaming endpoints for the pods on the simulated nodes."""
 
-    def __init__(self, nodes: Iterable[str], outcomes: Sequence[OutcomeRule]) -> None:
+    def __init__(self, nodes: Iterable[str], outcomes: Sequence[OutcomeRule], clock: Callable[[], float]) -> None:
         self.nodes = frozenset(nodes)
         self.outcomes = tuple(outcomes)
         self.logs = LogBook()
+        self.processes = ContainerProcesses(self.logs, clock)
         self._scripts: dict[tuple[str, str, str, tuple[str, ...]], ExecResult] = {}
         self._ports: dict[tuple[str, str, int], tuple[str, int]] = {}
 
@@ -78,6 +83,11 @@ class KubeletEndpoints:
         """``command`` run in ``container`` of the pod (any of its containers when ``container`` is empty)."""
         self._scripts[(namespace, pod, container, tuple(command))] = result
 
+    def scripted(self, namespace: str, pod: str, container: str, command: Sequence[str]) -> bool:
+        """Whether a test scripted ``command`` for this container (a script wins over a process)."""
+        keys = ((namespace, pod, container, tuple(command)), (namespace, pod, "", tuple(command)))
+        return any(key in self._scripts for key in keys)
+
     def result_of(self, namespace: str, pod: str, container: str, command: Sequence[str]) -> ExecResult:
         """The scripted answer of ``command``, or the unscripted one."""
         for key in ((namespace, pod, container, tuple(command)), (namespace, pod, "", tuple(command))):
@@ -91,11 +101,28 @@ class KubeletEndpoints:
         """The pod's ``port`` is the local ``address``: a port-forward to it connects there."""
         self._ports[(namespace, pod, port)] = address
 
-    def target_of(self, namespace: str, pod: str, port: int) -> tuple[str, int] | None:
-        return self._ports.get((namespace, pod, port))
+    def target_of(self, pod: dict[str, Any], port: int) -> tuple[str, int] | None:
+        """Where a port-forward to the pod's ``port`` connects: the address a test named, else the
+        local port a process of the pod stands for (its containers share the pod's ports)."""
+        meta = pod.get("metadata") or {}
+        named = self._ports.get((str(meta.get("namespace", "")), str(meta.get("name", "")), port))
+        if named is not None:
+            return named
+        for entry in (pod.get("status") or {}).get("containerStatuses") or []:
+            running = isinstance(entry, dict) and "running" in (entry.get("state") or {})
+            launched = self.processes.launched(str(entry.get("containerID") or "")) if running else None
+            if launched is not None:
+                return ("127.0.0.1", launched.process.local_port(port))
+        return None
+
+    def process_of(self, container_id: str) -> LaunchedProcess | None:
+        """The local process of a container instance, if a process backs it."""
+        return self.processes.launched(container_id)
 
     def clear(self) -> None:
-        """Forget appended log lines, scripts and forwarded ports (a reset or restored server)."""
+        """Forget appended log lines, scripts and forwarded ports, and kill every process (a reset
+        or restored server)."""
+        self.processes.kill_all()
         self.logs.clear()
         self._scripts.clear()
         self._ports.clear()

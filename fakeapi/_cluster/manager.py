@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
+from fakeapi._cluster.container_processes import ContainerProcesses
 from fakeapi._cluster.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._cluster.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._cluster.deployment_progress import deployment_due
@@ -153,6 +154,8 @@ class Simulation:
         self.probes = ProbeCache()
         self.focus: tuple[str, str] | None = None
         """The one object a worker-stepped controller acts on (None: all of them)."""
+        self.processes: ContainerProcesses | None = None
+        """The local processes of process-backed containers, which the kubelet starts and stops."""
 
     def stop(self) -> None:
         """No simulated controller runs any more: the inline namespace controller takes over."""

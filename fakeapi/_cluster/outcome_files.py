@@ -5,7 +5,9 @@ The file is YAML (or JSON): a list of rules, each with ``outcome`` (the text for
 ``never-ready``, ``image-pull-failure``, ``succeed after 5s``, ``exit 3 after 2s``, ``oom-killed
 after 1s``) and any of ``image`` (a glob), ``labels`` (a map the pod's labels must hold) and
 ``container`` (a name), and optionally ``logs`` (a list of the lines the container writes to its
-log as it starts). The first rule whose criteria all match a container decides, after the
+log as it starts). Instead of ``outcome``, a rule may give ``process``: a map with ``command`` (an
+argv) and any of ``workingDir``, ``env`` and ``ports``, the program run in place of the image
+(docs/process-containers.md). The first rule whose criteria all match a container decides, after the
 pod's own ``fakeapi.dev/outcome`` annotations.
 """
 
@@ -16,11 +18,12 @@ from typing import Any
 
 import yaml
 
-from fakeapi._cluster.outcomes import OutcomeRule, parse_outcome
+from fakeapi._cluster.local_processes import local_process_of_map
+from fakeapi._cluster.outcomes import Outcome, OutcomeRule, parse_outcome
 
 __all__ = ["load_outcome_rules"]
 
-_KEYS = {"outcome", "image", "labels", "container", "logs"}
+_KEYS = {"outcome", "process", "image", "labels", "container", "logs"}
 
 
 def load_outcome_rules(path: str | Path) -> list[OutcomeRule]:
@@ -43,14 +46,12 @@ def _rule(path: str | Path, number: int, entry: Any) -> OutcomeRule:
     unknown = sorted(set(map(str, entry)) - _KEYS)
     if unknown:
         raise ValueError(f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    if "process" in entry:
+        return _process_rule(where, entry)
     if not isinstance(entry.get("outcome"), str):
         raise ValueError(f"{where}: outcome is required, as text such as 'succeed after 5s'")
-    labels = entry.get("labels") or {}
-    if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
-        raise ValueError(f"{where}: labels must map names to strings")
-    for key in ("image", "container"):
-        if key in entry and not isinstance(entry[key], str):
-            raise ValueError(f"{where}: {key} must be a string")
+    labels = _labels(where, entry)
+    _criteria(where, entry)
     logs = entry.get("logs") or []
     if not isinstance(logs, list) or not all(isinstance(line, str) for line in logs):
         raise ValueError(f"{where}: logs must be a list of strings")
@@ -60,9 +61,33 @@ def _rule(path: str | Path, number: int, entry: Any) -> OutcomeRule:
         raise ValueError(f"{where}: {error}") from None
     if logs:
         outcome = outcome.printing(*logs)
-    return OutcomeRule(
-        outcome,
-        image=entry.get("image"),
-        labels={str(key): value for key, value in labels.items()},
-        container=entry.get("container"),
-    )
+    return OutcomeRule(outcome, image=entry.get("image"), labels=labels, container=entry.get("container"))
+
+
+def _process_rule(where: str, entry: dict[str, Any]) -> OutcomeRule:
+    for key in ("outcome", "logs"):
+        if key in entry:
+            raise ValueError(f"{where}: a process rule has no {key}: what the process does and writes is its own")
+    if not isinstance(entry["process"], dict):
+        raise ValueError(f"{where}: process is a map with command and any of workingDir, env, ports")
+    try:
+        process = local_process_of_map(entry["process"])
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    labels = _labels(where, entry)
+    _criteria(where, entry)
+    outcome = Outcome(local_process=process)
+    return OutcomeRule(outcome, image=entry.get("image"), labels=labels, container=entry.get("container"))
+
+
+def _labels(where: str, entry: dict[str, Any]) -> dict[str, str]:
+    labels = entry.get("labels") or {}
+    if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
+        raise ValueError(f"{where}: labels must map names to strings")
+    return {str(key): value for key, value in labels.items()}
+
+
+def _criteria(where: str, entry: dict[str, Any]) -> None:
+    for key in ("image", "container"):
+        if key in entry and not isinstance(entry[key], str):
+            raise ValueError(f"{where}: {key} must be a string")

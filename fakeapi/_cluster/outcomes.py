@@ -12,6 +12,11 @@ The text form, for annotations and ``fakeapi serve --outcome``: ``run``, ``never
 them may be followed by what the container does when the kubelet stops it (``ignores-sigterm``, or
 ``on-sigterm exit 143 after 3s``; by default it exits 0 at once), then by ``logs`` and a JSON list of strings, the lines each instance of the container
 writes to its log as it starts (``succeed after 5s logs ["hello", "done"]``).
+
+``process`` and JSON (``process ["python3", "-m", "http.server", "8000"]``) runs a program on this
+machine in place of the image (:mod:`.local_processes`, docs/process-containers.md): a test's
+rules may say so, a pod's annotation may not (it is what a client wrote, and would run a command
+taken from the API object), so such an annotation counts as one that does not parse.
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from os import PathLike
 from typing import Any
+
+from fakeapi._cluster.local_processes import LocalProcess, local_process_from
 
 __all__ = ["ANNOTATION", "Outcome", "OutcomeRule", "outcome_for", "parse_outcome"]
 
@@ -47,6 +55,9 @@ class Outcome:
     137, when the pod's grace period ends; docs/graceful-deletion.md)."""
     term_after: float = 0.0
     """Seconds the container takes to exit after SIGTERM (past the grace period it is killed)."""
+    local_process: LocalProcess | None = None
+    """The program run in place of the image: the container runs while it does, exits with its code,
+    and what it writes is the container's log (docs/process-containers.md)."""
 
     @classmethod
     def run(cls, logs: Sequence[str] = ()) -> Outcome:
@@ -71,6 +82,19 @@ class Outcome:
     @classmethod
     def pull_failure(cls) -> Outcome:
         return cls(image_pull_failure=True)
+
+    @classmethod
+    def process(
+        cls,
+        command: Sequence[str],
+        *,
+        working_dir: str | PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        ports: Mapping[int, int] | None = None,
+    ) -> Outcome:
+        """The container runs ``command`` on this machine, in ``working_dir``, with the pod's env and
+        ``env`` over it; a port-forward to a port in ``ports`` reaches the local port it maps to."""
+        return cls(local_process=LocalProcess.of(command, working_dir, env, ports))
 
     def on_sigterm(self, exit_code: int = 0, after: float = 0.0) -> Outcome:
         """This outcome, its container exiting with ``exit_code`` ``after`` seconds after SIGTERM."""
@@ -103,6 +127,7 @@ _FORMS: tuple[tuple[re.Pattern[str], Any], ...] = (
 )
 
 
+_PROCESS = re.compile(r"process\s+(.+)", re.DOTALL)
 _LOGS = re.compile(r"(.*?)\s+logs\s+(\[.*\])", re.DOTALL)
 _SIGTERM = re.compile(r"(.*?)\s+(?:(ignores-sigterm)|on-sigterm\s+exit\s+(\d+)" + _SECONDS + ")", re.DOTALL)
 
@@ -110,6 +135,9 @@ _SIGTERM = re.compile(r"(.*?)\s+(?:(ignores-sigterm)|on-sigterm\s+exit\s+(\d+)" 
 def parse_outcome(text: str) -> Outcome:
     """An outcome from its text form; ``ValueError`` naming the forms for anything else."""
     stripped, logs = text.strip(), None
+    process = _PROCESS.fullmatch(stripped)
+    if process is not None:
+        return Outcome(local_process=local_process_from(process[1]))
     with_logs = _LOGS.fullmatch(stripped)
     if with_logs is not None:
         stripped, logs = with_logs[1], _log_lines(with_logs[2])
@@ -128,7 +156,7 @@ def parse_outcome(text: str) -> Outcome:
     raise ValueError(
         f"unknown outcome {text!r}: use run, never-ready, image-pull-failure, 'succeed after Ns', "
         "'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by 'ignores-sigterm' or "
-        "'on-sigterm exit CODE after Ns', then by 'logs [\"line\", ...]'"
+        "'on-sigterm exit CODE after Ns', then by 'logs [\"line\", ...]'; or 'process' and JSON (a local program)"
     )
 
 
@@ -170,9 +198,11 @@ def outcome_for(pod: Mapping[str, Any], container: Mapping[str, Any], rules: Seq
         text = annotations.get(key)
         if isinstance(text, str):
             try:
-                return parse_outcome(text)
+                outcome = parse_outcome(text)
             except ValueError:
                 return Outcome.run()  # a pod cannot be refused for it: the annotation is the user's text
+            # A command named by the API object is never run: only the test's rules name programs.
+            return Outcome.run() if outcome.local_process is not None else outcome
     labels = meta.get("labels") or {}
     for rule in rules:
         if rule.matches(labels, container):

@@ -18,6 +18,10 @@ A DELETE of a pod on a node gives it ``deletionTimestamp`` and ``deletionGracePe
    ``canBeDeleted``), which removes it unless a finalizer holds it.
 
 Each of the two writes is a step of its own pod worker.
+
+A container backed by a local process (docs/process-containers.md) is stopped for real: its
+process gets SIGTERM when the kubelet first sees the pod being deleted, and stops when the process
+exits; one still running when the grace period ends on the server's clock is killed (SIGKILL, 137).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.nodes import KUBELET
 from fakeapi._cluster.outcomes import outcome_for
+from fakeapi._cluster.process_containers import process_exit, signal_stops
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -72,6 +77,7 @@ def terminate(
         store.delete(PODS, namespace, name, uid=meta.get("uid"), grace_period=0)
         return
     stops = _stops(simulation, pod)
+    signal_stops(simulation, pod, kill=True)  # a process still running at this point is past its grace
     status = dict(pod.get("status") or {})
     initialized = _initialized(pod)
     containers = []
@@ -135,6 +141,12 @@ def _stops(simulation: ControllerContext, pod: dict[str, Any]) -> dict[str, tupl
             continue
         outcome = outcome_for(pod, spec, simulation.options.outcomes)
         stop = (began + grace, KILLED)
+        if outcome.local_process is not None:
+            ended = process_exit(simulation, entry, outcome)
+            if ended is not None and ended.time < stop[0]:
+                stop = (ended.time, ended.exit_code)
+            stops[str(entry.get("name"))] = (max(stop[0], began), stop[1])
+            continue
         if outcome.term_exit_code is not None and outcome.term_after < grace:
             stop = (began + outcome.term_after, outcome.term_exit_code)
         started = parse_timestamp(running.get("startedAt") or "")

@@ -8,7 +8,9 @@ channels, data ``2i`` and error ``2i+1``; the server first writes the port, two 
 on both. Bytes on a data channel go to the port in the pod, and back; a port the pod does not
 listen on gets ``error forwarding port <port> to pod <sandbox>, uid : <dial error>`` on its error
 channel. Here a port listens when a test named the local address it stands for
-(:meth:`~fakeapi.FakeAPIServer.forward_port`); the connection ends when every port's connection has.
+(:meth:`~fakeapi.FakeAPIServer.forward_port`), or, in a pod with a process-backed container, on the
+local port the process stands for (docs/process-containers.md); the connection ends when every
+port's connection has.
 """
 
 from __future__ import annotations
@@ -155,7 +157,7 @@ async def serve_port_forward(
         await forwarding.send(2 * index + 1, announced)
     reader = asyncio.get_running_loop().create_task(forwarding.receive())
     forwards = [
-        asyncio.ensure_future(forwarding.forward(index, kubelet.target_of(namespace, name, port), pod))
+        asyncio.ensure_future(forwarding.forward(index, kubelet.target_of(pod, port), pod))
         for index, port in enumerate(ports)
     ]
     every_port = asyncio.ensure_future(_all_of(forwards))

@@ -22,18 +22,16 @@ server the runtime's ``error executing command [cmd args], exit code N``.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 
 from fakeapi._cluster.container_logs import ContainerInstance, instance_for, still_running
 from fakeapi._cluster.kubelet_endpoints import ExecResult, KubeletEndpoints
+from fakeapi._http.channel_sockets import ERROR, KUBELET_PROTOCOLS, STDERR, STDOUT, V5, ChannelSocket, StreamOptions
 from fakeapi._http.context import ServerState
+from fakeapi._http.local_exec import run_local_command
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.pod_subresources import container_for
 from fakeapi._state.resources import ResourceType
@@ -41,62 +39,6 @@ from fakeapi._state.watching import Watcher
 from fakeapi.errors import APIError
 
 __all__ = ["serve_remote_command"]
-
-V5 = "v5.channel.k8s.io"
-KUBELET_PROTOCOLS = ("v4.channel.k8s.io", "v4.base64.channel.k8s.io", "channel.k8s.io", "base64.channel.k8s.io", "")
-STDOUT, STDERR, ERROR = 1, 2, 3
-
-
-@dataclass(frozen=True)
-class StreamOptions:
-    """``PodExecOptions``/``PodAttachOptions`` as the query gives them (Go's bool conversion)."""
-
-    stdin: bool
-    stdout: bool
-    stderr: bool
-    tty: bool
-
-    @classmethod
-    def of(cls, query: Any) -> StreamOptions:
-        def flag(key: str) -> bool:
-            value = query.get(key)
-            return value is not None and value != "0" and value.lower() != "false"
-
-        tty = flag("tty")
-        # The kubelet bypasses stderr under a terminal (remotecommand ``NewOptions``).
-        return cls(flag("stdin"), flag("stdout"), flag("stderr") and not tty, tty)
-
-
-class ChannelSocket:
-    """One negotiated WebSocket and its framing."""
-
-    def __init__(self, socket: web.WebSocketResponse, protocol: str) -> None:
-        self.socket = socket
-        self.protocol = protocol
-        self.binary = "base64" not in protocol
-        self.gone = False
-        self.on_gone: Callable[[], None] | None = None
-
-    async def send(self, channel: int, data: bytes) -> None:
-        if self.binary:
-            await self.socket.send_bytes(bytes([channel]) + data)
-        else:
-            await self.socket.send_str(chr(ord("0") + channel) + base64.b64encode(data).decode("ascii"))
-
-    async def send_status(self, status: dict[str, Any]) -> None:
-        if self.protocol in (V5, "v4.channel.k8s.io", "v4.base64.channel.k8s.io"):
-            await self.send(ERROR, json.dumps(status, separators=(",", ":")).encode())
-        elif status["status"] != "Success":
-            await self.send(ERROR, status["message"].encode())
-
-    async def receive(self) -> None:
-        """Read until the client closes: stdin, resizes and v5's half-close signals are dropped,
-        as no scripted command reads them."""
-        async for _message in self.socket:
-            pass
-        self.gone = True
-        if self.on_gone is not None:
-            self.on_gone()
 
 
 def _negotiate(request: web.BaseRequest) -> str | None:
@@ -131,7 +73,14 @@ async def serve_remote_command(
         return web.Response(status=500, text=f'container not found ("{container}")')
     socket = web.WebSocketResponse(protocols=(protocol,) if protocol else ())
     await socket.prepare(request)
-    channels = ChannelSocket(socket, protocol)
+    command = request.query.getall("command", [])
+    launched = None
+    if instance is not None and subresource == "exec" and command:
+        # A test's script for the command wins over running it.
+        scripted = kubelet.scripted(namespace, name, container, command)
+        launched = None if scripted else kubelet.process_of(instance.container_id)
+    # stdin is kept for a command that reads it from the first byte on, and dropped otherwise.
+    channels = ChannelSocket(socket, protocol, keep_stdin=launched is not None and options.stdin)
     reader = asyncio.get_running_loop().create_task(channels.receive())
     try:
         first = STDOUT if options.stdout else STDERR if options.stderr else ERROR
@@ -140,9 +89,13 @@ async def serve_remote_command(
             cause = f'unable to upgrade connection: container not found ("{container}")'
             await channels.send_status(_internal_error(cause))
         elif subresource == "exec":
-            command = request.query.getall("command", [])
-            result = kubelet.result_of(namespace, name, container, command)
-            await _run(channels, options, result, command)
+            if launched is not None:
+                where = f"container {container} of pod {namespace}/{name}"
+                code = await run_local_command(channels, options, launched, command, where)
+                await _send_exit(channels, code, command)
+            else:
+                result = kubelet.result_of(namespace, name, container, command)
+                await _run(channels, options, result, command)
         else:
             await _attach(channels, options, state, kubelet, pods, pod, instance)
         await socket.close()
@@ -170,23 +123,26 @@ async def _run(channels: ChannelSocket, options: StreamOptions, result: ExecResu
             await channels.send(STDERR, result.stderr)
         elif options.tty and options.stdout:
             await channels.send(STDOUT, result.stderr)
-    if result.exit_code == 0:
+    await _send_exit(channels, result.exit_code, command)
+
+
+async def _send_exit(channels: ChannelSocket, code: int, command: list[str]) -> None:
+    """The exit's Status on the error channel: Success, or ``NonZeroExitCode`` worded by the path."""
+    if code == 0:
         await channels.send_status({"metadata": {}, "status": "Success"})
         return
     if channels.protocol == V5:
-        message = f"command terminated with non-zero exit code: command terminated with exit code {result.exit_code}"
+        message = f"command terminated with non-zero exit code: command terminated with exit code {code}"
     else:
         shown = "[" + " ".join(command) + "]"
-        message = (
-            f"command terminated with non-zero exit code: error executing command {shown}, exit code {result.exit_code}"
-        )
+        message = f"command terminated with non-zero exit code: error executing command {shown}, exit code {code}"
     await channels.send_status(
         {
             "metadata": {},
             "status": "Failure",
             "message": message,
             "reason": "NonZeroExitCode",
-            "details": {"causes": [{"reason": "ExitCode", "message": str(result.exit_code)}]},
+            "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
         }
     )
 

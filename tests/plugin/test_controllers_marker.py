@@ -155,3 +155,44 @@ def test_the_fixture_appends_to_logs_and_scripts_commands_for_one_test(
         """
     )
     pytester.runpytest().assert_outcomes(passed=2)
+
+
+def test_the_marker_takes_a_process_rule_and_the_next_test_starts_without_its_process(
+    pytester: pytest.Pytester, ini: Callable[..., None]
+) -> None:
+    """docs/process-containers.md: a rules file names the program; the fixture's restore kills it."""
+    ini()
+    pytester.makefile(
+        ".yaml",
+        outcomes="""
+        - image: local/app
+          process:
+            command: [python3, -c, "import os, time; f = open('pid.fifo', 'w'); f.write(str(os.getpid())); f.close(); time.sleep(600)"]
+        """,
+    )
+    pytester.makepyfile(
+        test_process="""
+        import os
+        import select
+
+        import pytest
+
+        POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "app"},
+               "spec": {"containers": [{"name": "app", "image": "local/app"}]}}
+        held = []
+
+        @pytest.mark.fakeapi(outcomes="outcomes.yaml", objects=[POD])
+        def test_the_container_is_the_program(fakeapi):
+            os.mkfifo("pid.fifo")
+            fakeapi.advance(0)
+            with open("pid.fifo") as fifo:  # opened once the program opens it to write
+                pid = int(fifo.read())
+            held.append(os.pidfd_open(pid))
+            assert fakeapi.get("v1", "Pod", "app")["status"]["phase"] == "Running"
+
+        def test_its_process_is_gone(fakeapi):
+            readable, _, _ = select.select(held, [], [], 60)
+            assert readable == held
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=2)
