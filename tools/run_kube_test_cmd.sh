@@ -9,7 +9,9 @@
 #
 # What upstream's hack/make-rules/test-cmd.sh and test/cmd/legacy-script.sh do around the functions,
 # this script does around fakeapi: one HTTPS server on a free port for the whole run with the
-# admission plugins test-cmd.sh turns off turned off, the node 127.0.0.1 it creates, a kubeconfig
+# admission plugins test-cmd.sh turns off turned off and the controllers of the kube-controller-manager
+# it starts (fakeapi's simulated ones, but the kubelet's and the scheduler's, which test-cmd.sh
+# does not run either), the node 127.0.0.1 it creates, a kubeconfig
 # whose context `test` sends the token `admin-token` to https://127.0.0.1:${SECURE_API_PORT} with TLS
 # verification off (legacy-script.sh `setup`), the kube_flags arrays and the exported field names of
 # `runTests`, the `default` namespace and `kubernetes` Service checks, create_and_use_new_namespace,
@@ -160,9 +162,12 @@ trap stop_server EXIT
 # hack/make-rules/test-cmd.sh `run_kube_apiserver` turns these admission plugins off; RBAC with
 # AlwaysAllow behind it allows every request, as fakeapi's default always-allow does.
 DISABLED_ADMISSION="ServiceAccount,DefaultStorageClass,DefaultTolerationSeconds,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,StorageObjectInUseProtection"
+# test-cmd.sh runs kube-controller-manager with its default controllers and no kubelet or
+# scheduler: fakeapi's simulated controllers but those that stand for a node.
+CONTROLLERS="job,deployment,replicaset,statefulset,daemonset,cronjob,endpointslice,endpoints,persistentvolume-binder,pvc-protection,pv-protection,namespace"
 # shellcheck disable=SC2086
 "${PYTHON}" -m fakeapi serve --tls --port 0 --disable-admission-plugins "${DISABLED_ADMISSION}" \
-  ${FAKEAPI_ARGS:-} >"${SERVER_OUT}" 2>&1 &
+  --controllers "${CONTROLLERS}" ${FAKEAPI_ARGS:-} >"${SERVER_OUT}" 2>&1 &
 SERVER_PID=$!
 # The ready line is the server's own signal: read it rather than sleep.
 SECURE_API_PORT=""
