@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._http.compression import SERIALIZED
 from fakeapi._http.negotiation import accept_clauses
 from fakeapi._http.responses import encode_body
 from fakeapi._state.registry import Registry
@@ -105,4 +106,6 @@ def discovery_response(registry: Registry, *, core: bool, version: str, if_none_
         return web.Response(status=304, headers=headers)
     response = web.Response(body=body, status=200, headers=headers)
     response.headers["Content-Type"] = f"application/json;g={_GROUP};v={version};as=APIGroupDiscoveryList"
+    # ServeHTTPWithETag answers through WriteObjectNegotiated, whose writer gzips a long document.
+    response[SERIALIZED] = True
     return response

@@ -25,6 +25,7 @@ from typing import TypedDict
 from aiohttp import HttpVersion11, web
 
 from fakeapi._http.authentication import USER, User, request_attributes
+from fakeapi._http.compression import compress_answer
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.impersonation import ImpersonationError, impersonate
@@ -158,8 +159,11 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
 def _answered(
     request: web.BaseRequest, entry: JournalEntry, response: web.StreamResponse, state: ServerState, started: float
 ) -> web.StreamResponse:
-    """The answer journaled, and logged when there is a request log: every answer, refusals included."""
+    """The answer journaled, and logged when there is a request log: every answer, refusals included.
+
+    The journal keeps the body as encoded; gzip, when the client asked for it, comes after."""
     response = _finish(entry, response, state)
+    compress_answer(request, response)
     if state.request_log is not None:
         state.request_log(_log_line(request, entry, response, started))
     return response

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from fakeapi._http.compression import SERIALIZED
 from fakeapi._http.negotiation import status_media_type
 from fakeapi._patching.goencode import encode, encode_in_order, format_float, indent
 from fakeapi._patching.gofloat import GoFloat
@@ -141,6 +142,7 @@ def object_response(
         status=status,
         content_type=media_type,
     )
+    response[SERIALIZED] = True
     _add_warnings(response, warnings)
     return response
 
@@ -156,6 +158,7 @@ def error_response(
     else:
         body = encode_body(error.status(), media_type=media_type, pretty=pretty, ordered=True)
     response = web.Response(body=body, status=error.code, content_type=media_type or JSON)
+    response[SERIALIZED] = True
     if error.retry_after:
         response.headers["Retry-After"] = str(error.retry_after)
     _add_warnings(response, warnings)

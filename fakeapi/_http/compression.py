@@ -1,0 +1,58 @@
+"""Gzip for large serialized answers, as kube-apiserver's response writer does it.
+
+k8s.io/apiserver ``pkg/endpoints/handlers/responsewriters/writers.go``: ``SerializeObject`` writes
+every API object it negotiates (objects, lists, tables, Status errors, the discovery documents)
+through a ``deferredResponseWriter`` whose content encoding ``negotiateContentEncoding`` takes from
+the request: ``gzip`` when one comma-separated token of ``Accept-Encoding``, spaces trimmed, is
+exactly ``gzip`` (``gzip;q=1`` is not) and the APIResponseCompression gate is on (beta, on by
+default in 1.32). When the encoded answer is longer than ``defaultGzipThresholdBytes`` (128 KiB) it
+goes out gzipped at level 1 (``defaultGzipContentEncodingLevel``, BestSpeed) with
+``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``; a shorter one goes out as it is. Watches,
+``/version``, health checks and the OpenAPI documents have their own writers and are never gzipped
+here. docs/http-limits.md, "Compressed answers", says what differs: the deflate stream is zlib's,
+not Go's ``compress/flate``, so the compressed bytes differ while what they decompress to does not.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+from aiohttp import web
+
+__all__ = ["SERIALIZED", "compress_answer", "go_gzip", "negotiated_gzip"]
+
+# Set on the answers SerializeObject would write: only those are gzipped.
+SERIALIZED: web.ResponseKey[bool] = web.ResponseKey("fakeapi_serialized", bool)
+
+GZIP_THRESHOLD_BYTES = 128 * 1024
+_BEST_SPEED = 1
+# What Go's gzip.Writer writes first: magic, deflate, no flags, time zero, XFL 4 for BestSpeed,
+# and OS 255 ("unknown"), where zlib's own gzip wrapper would name Unix.
+_GO_GZIP_HEADER = bytes((0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 4, 255))
+
+
+def negotiated_gzip(accept_encoding: str) -> bool:
+    """``negotiateContentEncoding``: whether one comma-separated token, trimmed, is ``gzip``."""
+    return any(token.strip() == "gzip" for token in accept_encoding.split(","))
+
+
+def go_gzip(data: bytes) -> bytes:
+    """``gzip.NewWriterLevel(w, gzip.BestSpeed)``: Go's header, a raw deflate stream, CRC-32 and size."""
+    deflate = zlib.compressobj(_BEST_SPEED, zlib.DEFLATED, -zlib.MAX_WBITS)
+    stream = deflate.compress(data) + deflate.flush()
+    return _GO_GZIP_HEADER + stream + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def compress_answer(request: web.BaseRequest, response: web.StreamResponse) -> None:
+    """Gzip the body of a serialized answer longer than 128 KiB when the client accepts gzip."""
+    if not isinstance(response, web.Response) or not response.get(SERIALIZED) or response.prepared:
+        return
+    body = response.body
+    if not isinstance(body, bytes) or len(body) <= GZIP_THRESHOLD_BYTES:
+        return
+    if not negotiated_gzip(request.headers.get("Accept-Encoding", "")):
+        return
+    response.body = go_gzip(body)
+    response.headers["Content-Encoding"] = "gzip"
+    response.headers.add("Vary", "Accept-Encoding")
