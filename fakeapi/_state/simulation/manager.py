@@ -34,6 +34,7 @@ from fakeapi._state.simulation.nodes import register_nodes
 from fakeapi._state.simulation.options import ControllerOptions
 from fakeapi._state.simulation.recording import EventRecorder
 from fakeapi._state.simulation.replicasets import replicaset_due, sync_replicasets
+from fakeapi._state.simulation.resourcequotas import sync_resource_quotas
 from fakeapi._state.simulation.rollouts import sync_deployments
 from fakeapi._state.simulation.scheduling import schedule_pods
 from fakeapi._state.simulation.statefulsets import stateful_set_due, sync_stateful_sets
@@ -113,6 +114,8 @@ CONTROLLERS = (
     Controller("pv-protection", protect_volumes, None, frozenset({_VOLUMES})),
     # It deletes whatever a namespace holds: its decisions read every namespaced resource.
     Controller("namespace", sync_namespaces, None, None),
+    # An object count quota can count any namespaced resource: its decisions read every one.
+    Controller("resourcequota", sync_resource_quotas, None, None),
 )
 
 
