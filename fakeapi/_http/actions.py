@@ -37,12 +37,12 @@ from fakeapi._http.responses import object_response, wants_pretty
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.kinds.declaring import body_type
 from fakeapi._state.objects import metadata_of, with_metadata
+from fakeapi._state.pod_eviction import evict_pod
 from fakeapi._state.pod_log_options import parse_log_options
 from fakeapi._state.pod_subresources import (
     bind_pod,
     connect_through_node,
     container_for,
-    evict_pod,
     node_address,
     refused,
 )
