@@ -203,7 +203,7 @@ def _delete_with_condition(
 
 
 def _with_disruption_target(pod: dict[str, Any], now: str) -> dict[str, Any]:
-    """``UpdatePodCondition`` with ``DisruptionTarget`` True: the transition time kept if it was True."""
+    """``UpdatePodCondition`` with ``DisruptionTarget`` True: the condition replaced, its transition time kept if it was True."""
     status = dict(pod.get("status") or {})
     conditions = [dict(c) for c in status.get("conditions") or [] if isinstance(c, dict)]
     wanted = {
@@ -218,7 +218,6 @@ def _with_disruption_target(pod: dict[str, Any], now: str) -> dict[str, Any]:
         if condition.get("type") == "DisruptionTarget":
             if condition.get("status") == "True":
                 wanted["lastTransitionTime"] = condition.get("lastTransitionTime")
-            wanted["lastProbeTime"] = condition.get("lastProbeTime")
             conditions[index] = wanted
             break
     else:

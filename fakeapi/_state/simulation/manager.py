@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, cast
 from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._state.simulation.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._state.simulation.deployment_progress import deployment_due
+from fakeapi._state.simulation.disruption import disruption_due, sync_disruption_budgets
 from fakeapi._state.simulation.endpoints import sync_endpoints
 from fakeapi._state.simulation.endpointslices import sync_endpoint_slices
 from fakeapi._state.simulation.jobs import job_due, sync_jobs
@@ -116,6 +117,8 @@ CONTROLLERS = (
     Controller("namespace", sync_namespaces, None, None),
     # An object count quota can count any namespaced resource: its decisions read every one.
     Controller("resourcequota", sync_resource_quotas, None, None),
+    # A budget's expected pods come from the scale of any kind that controls them.
+    Controller("disruption", sync_disruption_budgets, disruption_due, None),
 )
 
 
