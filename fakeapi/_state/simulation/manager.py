@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
+from fakeapi._state.simulation.autoscaling import AutoscalerSync, autoscaler_due, sync_autoscalers
 from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._state.simulation.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._state.simulation.deployment_progress import deployment_due
@@ -119,6 +120,8 @@ CONTROLLERS = (
     Controller("resourcequota", sync_resource_quotas, None, None),
     # A budget's expected pods come from the scale of any kind that controls them.
     Controller("disruption", sync_disruption_budgets, disruption_due, None),
+    # The scale target can be of any kind with a /scale.
+    Controller("horizontalpodautoscaling", sync_autoscalers, autoscaler_due, None),
 )
 
 
@@ -157,6 +160,8 @@ class Simulation:
         self._real_store = store
         self.focus: tuple[str, str] | None = None
         """The one object a worker-stepped controller acts on (None: all of them)."""
+        self.autoscaler_syncs: dict[str, AutoscalerSync] = {}
+        """Each autoscaler's last reconcile (by uid): its period is kept by the controller, not the store."""
 
     def stop(self) -> None:
         """No simulated controller runs any more: the inline namespace controller takes over."""
@@ -170,8 +175,10 @@ class Simulation:
             install_default_class(self._real_store)
 
     def reset(self) -> None:
-        """Forget what was recorded since the store was last restored (the Event name sequence)."""
+        """Forget what was recorded since the store was last restored (the Event name sequence, the
+        autoscalers' reconciles)."""
         self.recorder.reset()
+        self.autoscaler_syncs.clear()
 
     def settle(self) -> None:
         """Run every controller until a whole round writes nothing."""
