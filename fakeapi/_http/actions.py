@@ -144,8 +144,8 @@ async def handle_eviction(
     )
     warnings = warnings + admission_warnings(request)
     budgets = builtin_type("policy", "v1", "PodDisruptionBudget")
-    evict_pod(state.store, rtype, budgets, info.namespace, info.name, eviction)
-    return object_response(_SUCCESS, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
+    answer = evict_pod(state.store, rtype, budgets, info.namespace, info.name, eviction)
+    return object_response(answer or _SUCCESS, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
 
 
 async def handle_log(

@@ -4,7 +4,8 @@
 * A pod that is Pending, Succeeded or Failed, or already being deleted, is deleted without looking
   at budgets (``canIgnorePDB``); a Pending one under the resourceVersion it was read at.
 * Otherwise the budgets of its namespace whose selector takes its labels (an empty selector takes
-  every pod, none takes none) are looked at: more than one is a 500 Status; none lets it go.
+  every pod, none takes none) are looked at: with more than one the answer is a Failure Status with
+  code 500, sent as the create's result (HTTP 201, ``create.go`` keeps its code); none lets it go.
 * An unready pod goes without spending the budget when the budget says ``unhealthyPodEvictionPolicy:
   AlwaysAllow``, or when the budget is met (``currentHealthy >= desiredHealthy > 0``), deleted under
   the resourceVersion it was read at (a conflict then is the 429 below, ``still being processed``).
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of
-from fakeapi.errors import APIError, GroupResource
+from fakeapi.errors import APIError, GroupResource, status_body
 
 if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
@@ -45,8 +46,9 @@ APISERVER_MANAGER = "kube-apiserver"
 
 def evict_pod(
     store: Store, pods: ResourceType, budgets: ResourceType, namespace: str, name: str, eviction: dict[str, Any]
-) -> None:
-    """Evict the pod, or raise what the eviction subresource answers instead."""
+) -> dict[str, Any] | None:
+    """Evict the pod, or raise what the eviction subresource answers instead; a failure it answers
+    as its result rather than as an error (several budgets) is returned: a Status sent with 201."""
     if metadata_of(eviction).get("name") != name:
         raise APIError.bad_request("name in URL does not match name in Eviction object")
     options = _mapping(eviction.get("deleteOptions"))
@@ -61,12 +63,11 @@ def evict_pod(
         if phase not in ("Succeeded", "Failed") and not deleting and not version:
             version = meta.get("resourceVersion")
         _delete_with_condition(store, pods, pod, options, uid, version, dry_run)
-        return
+        return None
     covering = [b for b in store.items(budgets, namespace) if _selects(b, meta.get("labels") or {})]
     if len(covering) > 1:
-        raise APIError(
-            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
-            code=500,
+        return status_body(
+            500, "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
         )
     budget = covering[0] if covering else None
     pinned = False
@@ -79,14 +80,15 @@ def evict_pod(
         # Deleted under the resourceVersion read, so that a pod turning ready meanwhile is not lost.
         try:
             _delete_with_condition(store, pods, pod, options, uid, meta.get("resourceVersion"), dry_run)
+            return None
         except APIError as error:
             if error.code == 409 and not version:
                 raise _too_many(
                     f"The disruption budget {_name(budget)} is still being processed by the server.", 10
                 ) from None
             raise
-        return
     _delete_with_condition(store, pods, pod, options, uid, version, dry_run)
+    return None
 
 
 def _spares_unhealthy(budget: dict[str, Any]) -> bool:
