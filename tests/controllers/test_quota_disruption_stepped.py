@@ -183,3 +183,47 @@ def test_evictions_racing_the_disruption_controller_never_take_more_than_the_bud
     assert evicted == {0, 1}
     assert any(order.index("disruption") < order.index("replica-a") for order in orders if "disruption" in order)
     assert any("disruption" not in order[: order.index("replica-a")] for order in orders)
+
+
+def outcomes(target: Any, reduction: str) -> set[str]:
+    """What each run ends with: which effects, which pods are left and what the budget or quota says."""
+    seen: set[str] = set()
+
+    def note(exploration: Any) -> None:
+        run = exploration.last
+        effects = sorted((effect.name, effect.actor) for effect in run.effects)
+        left = sorted(str(key) for key, obj in run.final.items() if obj is not None and "pods" in str(key))
+        seen.add(repr((effects, left)))
+
+    explore(target, reduction=reduction, keep_going=True, progress=note)
+    return seen
+
+
+@pytest.mark.parametrize("reduction", ["dpor", "sleep-sets"])
+def test_reductions_reach_every_outcome_of_creates_under_a_quota_and_evictions_under_a_budget(reduction: str) -> None:
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"}, "spec": {"hard": {"pods": "1"}},
+             "status": {"hard": {"pods": "1"}, "used": {"pods": "0"}}}  # fmt: skip
+    creates = scenario(
+        objects=[quota],
+        actors={"replica-a": creating("a"), "replica-b": creating("b")},
+        checks=(),
+    )
+    full = outcomes(creates, "off")
+    assert len(full) == 2  # a's pod or b's, never both: the quota was synced before the run
+    assert outcomes(creates, reduction) == full
+    budget = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "web"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}},
+        "status": {"observedGeneration": 1, "disruptionsAllowed": 1, "currentHealthy": 3, "desiredHealthy": 2,
+                   "expectedPods": 3},
+    }  # fmt: skip
+    evictions = scenario(
+        objects=[ready_pod("web-1"), ready_pod("web-2"), ready_pod("web-3"), budget],
+        actors={"replica-a": evicting("web-1"), "replica-b": evicting("web-2")},
+        checks=(),
+    )
+    full = outcomes(evictions, "off")
+    assert len(full) == 2  # web-1 or web-2 goes, not both
+    assert outcomes(evictions, reduction) == full
