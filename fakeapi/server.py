@@ -928,6 +928,16 @@ class FakeAPIServer:
 
         return self._call(look)
 
+    def has_resource_quota(self, namespace: str) -> bool:
+        """Whether ``namespace`` holds a ResourceQuota: a write there may then charge it too
+        (docs/quota-disruption-autoscaling.md)."""
+
+        def look() -> bool:
+            rtype = self._state.store.registry.resolve("", "v1", "resourcequotas")
+            return rtype is not None and bool(self._state.store.items(rtype, namespace))
+
+        return self._call(look)
+
     def find(self, api_version: str, kind: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
         try:
             return self.get(api_version, kind, name, namespace)

@@ -405,10 +405,14 @@ class Engine(ReplicaSteps):
         return options, pending
 
     def _reaches(self, request: GateRequest) -> bool:
-        """A delete, or a write to an object being deleted: the garbage collector may act on other objects."""
+        """A delete, or a write to an object being deleted: the garbage collector may act on other objects.
+        So does an eviction (the budget's status, then the pod's delete), and a write in a namespace
+        with a ResourceQuota (admission charges the quota's status)."""
         if request.is_read:
             return False
-        if request.verb in _DELETES:
+        if request.verb in _DELETES or request.subresource == "eviction":
+            return True
+        if not request.subresource and request.namespace and self.server.has_resource_quota(request.namespace):
             return True
         return bool(request.name) and self.server.is_terminating(
             request.group, request.resource, request.namespace, request.name

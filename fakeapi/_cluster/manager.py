@@ -21,10 +21,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
+from fakeapi._cluster.autoscaling import AutoscalerSync, autoscaler_due, sync_autoscalers
 from fakeapi._cluster.container_processes import ContainerProcesses
 from fakeapi._cluster.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._cluster.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._cluster.deployment_progress import deployment_due
+from fakeapi._cluster.disruption import disruption_due, sync_disruption_budgets
 from fakeapi._cluster.endpoints import sync_endpoints
 from fakeapi._cluster.endpointslices import sync_endpoint_slices
 from fakeapi._cluster.jobs import job_due, sync_jobs
@@ -36,6 +38,7 @@ from fakeapi._cluster.options import ControllerOptions
 from fakeapi._cluster.probe_cache import ProbeCache, ReadLog
 from fakeapi._cluster.recording import EventRecorder
 from fakeapi._cluster.replicasets import replicaset_due, sync_replicasets
+from fakeapi._cluster.resourcequotas import sync_resource_quotas
 from fakeapi._cluster.rollouts import sync_deployments
 from fakeapi._cluster.scheduling import schedule_pods
 from fakeapi._cluster.statefulsets import stateful_set_due, sync_stateful_sets
@@ -115,6 +118,12 @@ CONTROLLERS = (
     Controller("pv-protection", protect_volumes, None, frozenset({_VOLUMES})),
     # It deletes whatever a namespace holds: its decisions read every namespaced resource.
     Controller("namespace", sync_namespaces, None, None),
+    # An object count quota can count any namespaced resource: its decisions read every one.
+    Controller("resourcequota", sync_resource_quotas, None, None),
+    # A budget's expected pods come from the scale of any kind that controls them.
+    Controller("disruption", sync_disruption_budgets, disruption_due, None),
+    # The scale target can be of any kind with a /scale.
+    Controller("horizontalpodautoscaling", sync_autoscalers, autoscaler_due, None),
 )
 
 
@@ -156,6 +165,8 @@ class Simulation:
         """The one object a worker-stepped controller acts on (None: all of them)."""
         self.processes: ContainerProcesses | None = None
         """The local processes of process-backed containers, which the kubelet starts and stops."""
+        self.autoscaler_syncs: dict[str, AutoscalerSync] = {}
+        """Each autoscaler's last reconcile (by uid): its period is kept by the controller, not the store."""
 
     def stop(self) -> None:
         """No simulated controller runs any more: the inline namespace controller takes over."""
@@ -169,8 +180,10 @@ class Simulation:
             install_default_class(self._real_store)
 
     def reset(self) -> None:
-        """Forget what was recorded since the store was last restored (the Event name sequence)."""
+        """Forget what was recorded since the store was last restored (the Event name sequence, the
+        autoscalers' reconciles)."""
         self.recorder.reset()
+        self.autoscaler_syncs.clear()
 
     def settle(self) -> None:
         """Run every controller until a whole round writes nothing."""
@@ -213,7 +226,9 @@ class Simulation:
         for controller in self.controllers:
             for worker in controller.workers(self) if controller.workers else [None]:
                 key = (controller.name, "/".join(worker) if worker is not None else "")
-                situation = self.probes.situation(store, self.recorder.position)
+                situation = self.probes.situation(
+                    store, self.recorder.position, tuple(sorted(self.autoscaler_syncs.items()))
+                )
                 known, answer = self.probes.lookup(key, store, situation)
                 if not known:
                     answer = self._probe(controller, worker, key, situation)

@@ -6,7 +6,8 @@ components whose writes they reproduce: ``nodes`` (the kubelet registering its N
 (kube-scheduler binding pods), ``kubelet`` (running the pods bound to the fake nodes), and
 kube-controller-manager's ``job``, ``deployment``, ``replicaset``, ``statefulset``, ``daemonset``,
 ``cronjob``, ``endpointslice``, ``endpoints``, ``persistentvolume-binder``, ``pvc-protection``,
-``pv-protection`` and ``namespace`` controllers, and kind's ``local-path-provisioner``
+``pv-protection``, ``namespace``, ``resourcequota``, ``disruption`` and ``horizontalpodautoscaling``
+controllers, and kind's ``local-path-provisioner``
 (docs/storage.md); ``all`` is every one of them. Without ``namespace``, a terminating namespace is emptied inside the write that deleted it.
 """
 
@@ -36,6 +37,9 @@ CONTROLLER_NAMES = (
     "pvc-protection",
     "pv-protection",
     "namespace",
+    "resourcequota",
+    "disruption",
+    "horizontalpodautoscaling",
 )
 
 

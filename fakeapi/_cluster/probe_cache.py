@@ -6,8 +6,9 @@ write. Most choices follow an actor's step that touched nothing a controller rea
 is the one the last probe gave. A probe records what it read: the resources it looked objects up
 in (``find``, ``get``, ``items``, ``bucket``, ``items_at``, and the target of an update). Its answer
 stands while nothing of those resources was written (the store's ``changed_at``), the clock reads
-the same, the seeded name generator and the Event names stand where they stood, and the store was
-not replaced by a restore (``epoch``). A probe that reached the store any other way (an attribute
+the same, the seeded name generator and the Event names stand where they stood, what controllers
+remember between syncs outside the store is unchanged, and the store was not replaced by a restore
+(``epoch``). A probe that reached the store any other way (an attribute
 not known to be neutral) is not kept: it is run again next time, as before.
 """
 
@@ -54,8 +55,10 @@ class ProbeCache:
         self.misses = 0
 
     @staticmethod
-    def situation(store: Store, recorder_position: int) -> tuple[Any, ...]:
-        return (store.epoch, store.clock.now(), recorder_position, store.generator_state())
+    def situation(store: Store, recorder_position: int, memory: tuple[Any, ...]) -> tuple[Any, ...]:
+        """What besides the objects a probe's answer depends on; ``memory`` is what the controllers
+        keep between syncs outside the store (the autoscaler's last reconciles)."""
+        return (store.epoch, store.clock.now(), recorder_position, store.generator_state(), memory)
 
     def lookup(
         self, key: tuple[str, str], store: Store, situation: tuple[Any, ...]

@@ -37,12 +37,12 @@ from fakeapi._http.responses import object_response, wants_pretty
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.kinds.declaring import body_type
 from fakeapi._state.objects import metadata_of, with_metadata
+from fakeapi._state.pod_eviction import evict_pod
 from fakeapi._state.pod_log_options import parse_log_options
 from fakeapi._state.pod_subresources import (
     bind_pod,
     connect_through_node,
     container_for,
-    evict_pod,
     node_address,
     refused,
 )
@@ -144,8 +144,8 @@ async def handle_eviction(
     )
     warnings = warnings + admission_warnings(request)
     budgets = builtin_type("policy", "v1", "PodDisruptionBudget")
-    evict_pod(state.store, rtype, budgets, info.namespace, info.name, eviction)
-    return object_response(_SUCCESS, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
+    answer = evict_pod(state.store, rtype, budgets, info.namespace, info.name, eviction)
+    return object_response(answer or _SUCCESS, status=201, pretty=_pretty(request), warnings=warnings, ordered=True)
 
 
 async def handle_log(

@@ -3,10 +3,7 @@
 * ``pods/binding`` and ``bindings`` (``pod/storage/storage.go`` ``BindingREST``,
   ``setPodNodeAndMetadata``): the pod gets ``spec.nodeName`` and the binding's annotations, and a
   ``PodScheduled`` condition; a pod already on a node is a 409 Conflict on ``binding``.
-* ``pods/eviction`` (``pod/storage/eviction.go``): the pod is deleted, unless it is running and a
-  PodDisruptionBudget covers it (429 ``Cannot evict pod as it would violate the pod's disruption
-  budget.``); a pod that is not running (every pod here, unless its status says otherwise) is
-  deleted without looking at budgets, as ``canIgnorePDB`` allows.
+* ``pods/eviction``: :mod:`fakeapi._state.pod_eviction`.
 * ``pods/log``, ``exec``, ``attach``, ``portforward`` and ``proxy`` (``pod/strategy.go``
   ``LogLocation``, ``streamLocation``, ``PortForwardLocation``, ``ResourceLocation``): there is no
   kubelet to connect to. With no node a log is an empty stream (204) and exec, attach and
@@ -19,7 +16,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.validation import field
 from fakeapi.errors import APIError, GroupResource
@@ -28,10 +24,9 @@ if TYPE_CHECKING:
     from fakeapi._state.resources import ResourceType
     from fakeapi._state.store import Store
 
-__all__ = ["bind_pod", "connect_through_node", "container_for", "evict_pod", "node_address", "refused"]
+__all__ = ["bind_pod", "connect_through_node", "container_for", "node_address", "refused"]
 
 _BINDING = GroupResource("", "binding")
-_EVICTION_DENIED = "Cannot evict pod as it would violate the pod's disruption budget."
 
 
 def bind_pod(store: Store, pods: ResourceType, namespace: str, name: str, binding: dict[str, Any]) -> None:
@@ -76,79 +71,8 @@ def bind_pod(store: Store, pods: ResourceType, namespace: str, name: str, bindin
     store.update(pods, namespace, name, assign, subresource="binding", unconditional=True, track_fields=False)
 
 
-def evict_pod(
-    store: Store, pods: ResourceType, budgets: ResourceType, namespace: str, name: str, eviction: dict[str, Any]
-) -> dict[str, Any]:
-    """Delete the pod as an eviction does; the answer's ``details`` when it goes (None when it stays)."""
-    if metadata_of(eviction).get("name") != name:
-        raise APIError.bad_request("name in URL does not match name in Eviction object")
-    pod = store.get(pods, namespace, name)
-    phase = (pod.get("status") or {}).get("phase")
-    if phase == "Running" and metadata_of(pod).get("deletionTimestamp") is None:
-        _check_budgets(store, budgets, namespace, pod)
-    options = _mapping(eviction.get("deleteOptions"))
-    preconditions = options.get("preconditions") or {}
-    committed = store.delete(
-        pods,
-        namespace,
-        name,
-        uid=preconditions.get("uid"),
-        resource_version=preconditions.get("resourceVersion"),
-        grace_period=_grace(options.get("gracePeriodSeconds")),
-        dry_run=bool(options.get("dryRun")),
-    )
-    return committed.object
-
-
-def _grace(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _check_budgets(store: Store, budgets: ResourceType, namespace: str, pod: dict[str, Any]) -> None:
-    labels = metadata_of(pod).get("labels") or {}
-    covering = []
-    for budget in store.items(budgets, namespace):
-        if _selects((budget.get("spec") or {}).get("selector"), labels):
-            covering.append(budget)
-    if not covering:
-        return
-    if len(covering) > 1:
-        raise APIError.internal(
-            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
-        )
-    budget = covering[0]
-    budget_name = metadata_of(budget).get("name", "")
-    status = budget.get("status") or {}
-    if (status.get("observedGeneration") or 0) < (metadata_of(budget).get("generation") or 0):
-        raise _too_many(f"The disruption budget {budget_name} is still being processed by the server.", 10)
-    if (status.get("disruptionsAllowed") or 0) <= 0:
-        raise _too_many(
-            f"The disruption budget {budget_name} needs {status.get('desiredHealthy') or 0} healthy pods and has "
-            f"{status.get('currentHealthy') or 0} currently",
-            0,
-        )
-
-
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _selects(selector: Any, labels: dict[str, str]) -> bool:
-    """``LabelSelectorAsSelector(...).Matches``; an empty or unreadable selector matches nothing here."""
-    if not isinstance(selector, dict):
-        return False
-    match_labels = selector.get("matchLabels") or {}
-    expressions = [e for e in selector.get("matchExpressions") or [] if isinstance(e, dict)]
-    if not match_labels and not expressions:
-        return False
-    return requirements_match(match_labels, expressions, labels)
-
-
-def _too_many(cause: str, retry_after: int) -> APIError:
-    details: dict[str, Any] = {"causes": [{"reason": "DisruptionBudget", "message": cause}]}
-    if retry_after:
-        details["retryAfterSeconds"] = retry_after
-    return APIError(_EVICTION_DENIED, reason="TooManyRequests", code=429, details=details, retry_after=retry_after)
 
 
 def container_for(pod: dict[str, Any], requested: str, *, name: str) -> str:

@@ -31,6 +31,7 @@ from fakeapi._patching.goencode import encode
 from fakeapi._patching.gostrconv import parse_uint
 from fakeapi._state import controllers, garbage_collector
 from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE, default_enabled
+from fakeapi._state.admission.quota import charge_quotas
 from fakeapi._state.clock import Clock
 from fakeapi._state.conversion.events import EventConversion
 from fakeapi._state.encodings import RevisionSlot, encode_kept, remember, with_revision_slot
@@ -95,6 +96,7 @@ class UpdatePlan:
     slot: RevisionSlot
     warnings: tuple[str, ...]
     unchanged: bool
+    subresource: str = ""
 
 
 def _etcd_key(key: Key) -> str:
@@ -417,6 +419,8 @@ class Store:
             raise APIError.already_exists(
                 rtype.group_resource, name, terminating=metadata_of(existing).get("deletionTimestamp") is not None
             )
+        # ResourceQuota, the last validating admission plugin (docs/quota-disruption-autoscaling.md).
+        charge_quotas(self, rtype, plan.namespace, prepared, None, dry_run=dry_run)
         if dry_run:
             return Committed(prepared, changed=False, warnings=plan.warnings)
         stored = self.persist(rtype, prepared, ADDED, None)
@@ -540,7 +544,7 @@ class Store:
         new = self._laid_out(rtype, new, current)
         slot = with_revision_slot(new, in_order=rtype.struct_order)
         unchanged = slot.without_revision == self._encoded_without_revision(rtype, current)
-        return UpdatePlan(rtype, current, new, slot, warnings, unchanged)
+        return UpdatePlan(rtype, current, new, slot, warnings, unchanged, subresource)
 
     def is_stored(self, rtype: ResourceType, obj: dict[str, Any]) -> bool:
         """Whether ``obj`` is still the stored version of its object (stored objects are never mutated)."""
@@ -554,6 +558,8 @@ class Store:
         current_meta = metadata_of(current)
         if plan.unchanged:
             return Committed(current, changed=False, warnings=warnings)
+        if not plan.subresource:
+            charge_quotas(self, rtype, current_meta.get("namespace", ""), new, current, dry_run=dry_run)
         if strategy.should_delete_during_update(new, current):
             if dry_run:
                 return Committed(new, changed=False, deleted=True, warnings=warnings)

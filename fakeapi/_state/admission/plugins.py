@@ -22,6 +22,7 @@ __all__ = [
     "ALL_ORDERED_PLUGINS",
     "DEFAULT_ON_PLUGINS",
     "REPRODUCED",
+    "RESOURCE_QUOTA",
     "AdmissionPluginError",
     "default_enabled",
     "enabled_plugins",
@@ -32,6 +33,7 @@ SERVICE_ACCOUNT = "ServiceAccount"
 PRIORITY = "Priority"
 MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
 VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
+RESOURCE_QUOTA = "ResourceQuota"
 VALIDATING_POLICY = "ValidatingAdmissionPolicy"
 DEFAULT_STORAGE_CLASS = "DefaultStorageClass"
 STORAGE_PROTECTION = "StorageObjectInUseProtection"
@@ -70,7 +72,7 @@ ALL_ORDERED_PLUGINS: tuple[str, ...] = (
     MUTATING_WEBHOOK,
     VALIDATING_POLICY,
     VALIDATING_WEBHOOK,
-    "ResourceQuota",
+    RESOURCE_QUOTA,
     "AlwaysDeny",
 )
 
@@ -84,7 +86,7 @@ DEFAULT_ON_PLUGINS: frozenset[str] = frozenset(
         "DefaultTolerationSeconds",
         MUTATING_WEBHOOK,
         VALIDATING_WEBHOOK,
-        "ResourceQuota",
+        RESOURCE_QUOTA,
         STORAGE_PROTECTION,
         PRIORITY,
         "TaintNodesByCondition",
@@ -110,6 +112,7 @@ REPRODUCED: frozenset[str] = frozenset(
         MUTATING_WEBHOOK,
         VALIDATING_POLICY,
         VALIDATING_WEBHOOK,
+        RESOURCE_QUOTA,
     }
 )
 

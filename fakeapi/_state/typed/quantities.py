@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_UP, Decimal, localcontext
 
-__all__ = ["QuantityError", "canonical_quantity", "quantity_amount"]
+__all__ = ["QuantityError", "canonical_quantity", "format_quantity", "quantity_amount", "quantity_format"]
 
 SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 FORMAT_WRONG = f"quantities must match the regular expression '{SPLIT_RE}'"
@@ -180,3 +180,14 @@ def quantity_amount(text: str) -> Decimal:
         context.prec = _precision_for(value)
         amount = Decimal(value)
         return amount.scaleb(exponent) if base == 10 else amount * (Decimal(2) ** exponent)
+
+
+def quantity_format(text: str) -> str:
+    """The format a parsed quantity keeps (``DecimalSI``, ``BinarySI``, ``DecimalExponent``): its suffix's."""
+    _, _, _, _, suffix = _split(text)
+    return _interpret(suffix)[2]
+
+
+def format_quantity(amount: Decimal, form: str) -> str:
+    """``Quantity.String`` of a computed quantity (a sum): ``amount`` written canonically in ``form``."""
+    return _canonical(amount, form)
