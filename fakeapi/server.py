@@ -231,6 +231,7 @@ class FakeAPIServer:
         controllers: str | Iterable[str] | None = None,
         nodes: Sequence[NodeSpec | str] | None = None,
         outcomes: Sequence[OutcomeRule] = (),
+        control_plane_pods: bool = True,
         real_time: bool = False,
         enable_admission_plugins: Iterable[str] = (),
         disable_admission_plugins: Iterable[str] = (),
@@ -262,7 +263,10 @@ class FakeAPIServer:
         (a comma-separated string or a list; with ``namespace`` a deleted namespace stays terminating
         until the namespace controller's turn, docs/namespace-deletion.md). They
         run on ``nodes`` (names or :class:`NodeSpec`; one ``node-1`` by default) and give containers
-        the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
+        the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers ``kube-system`` holds
+        what a new one-node kind cluster holds there (the control plane's mirror pods, CoreDNS,
+        kube-proxy, kindnet: docs/control-plane-pods.md) unless ``control_plane_pods`` is False, and
+        ``componentstatuses`` reports the simulated scheduler and controller-manager. With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
         ``real_time`` (``fakeapi serve``) it is the wall clock and the controllers run on their own.
 
@@ -318,9 +322,14 @@ class FakeAPIServer:
         self._controller_task: asyncio.Task[None] | None = None
         self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
         """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
-        self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
+        self.configured_controllers: dict[str, Any] = {
+            "controllers": controllers,
+            "nodes": nodes,
+            "outcomes": outcomes,
+            "control_plane_pods": control_plane_pods,
+        }
         """The controllers the server was made with (what the pytest fixture returns to between tests)."""
-        self.set_controllers(controllers, nodes=nodes, outcomes=outcomes)
+        self.set_controllers(controllers, nodes=nodes, outcomes=outcomes, control_plane_pods=control_plane_pods)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -646,6 +655,7 @@ class FakeAPIServer:
         nodes: Sequence[NodeSpec | str] | None = None,
         outcomes: Sequence[OutcomeRule] = (),
         stepped: bool = False,
+        control_plane_pods: bool = True,
     ) -> None:
         """Run these simulated controllers from now on (the pytest fixture does it per test).
 
@@ -655,15 +665,20 @@ class FakeAPIServer:
         ``stepped`` hands the order of the controllers' writes to the caller (the scenario engine):
         they never act by themselves, :meth:`controller_writes` says what each would write next,
         :meth:`step_controller` makes one such write and :meth:`advance_clock` moves the fake clock
-        without running anything. Only the fake nodes are still registered at once.
+        without running anything. Only the fake nodes are still registered at once, and a
+        ``kube-system`` that lacks the control plane's objects gets them, settled, before the caller steps.
+
+        ``control_plane_pods`` (True by default) puts what a new kind cluster's ``kube-system`` holds
+        there once the nodes are registered (docs/control-plane-pods.md); False leaves it out.
         """
         if stepped and self._real_time:
             raise ValueError("stepped controllers need the fake clock, not real time")
         enabled = parse_controllers(controllers)
         specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
-        options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes))
+        options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes), control_plane_pods)
 
         def switch() -> None:
+            self._state.running_controllers = options.enabled
             kubelet = "kubelet" in options.enabled
             self._state.kubelet = (
                 KubeletEndpoints((n.name for n in options.nodes), options.outcomes) if kubelet else None
@@ -679,7 +694,11 @@ class FakeAPIServer:
             if not self._real_time and self._fake_time is None:
                 self._fake_time = FakeTime(self._wall_clock())
                 self._state.clock.set_source(self._fake_time)
-            self._simulation = Simulation(self._state.store, options)
+            current = self._simulation
+            if current is None or current.options != options or self._stepped != stepped:
+                # The same controllers keep their Simulation, so a restore of the same snapshot
+                # reuses what they settled it to last time (restore()).
+                self._simulation = Simulation(self._state.store, options)
             self._stepped = stepped
             self._restart_controllers()
 
@@ -700,6 +719,9 @@ class FakeAPIServer:
         elif "nodes" in self._simulation.options.enabled:
             while self._simulation.step("nodes") is not None:
                 pass
+        if self._simulation.install_control_plane():
+            # The cluster as kind hands it over: its own pods already running, whoever steps next.
+            self._simulation.settle()
 
     def advance(self, seconds: float = 0.0) -> None:
         """Move the fake clock forward by ``seconds`` and let the simulated controllers do, in order,

@@ -191,7 +191,8 @@ def _sync(simulation: Simulation, pod: dict[str, Any], index: int) -> None:
         status["hostIP"] = host_ip(index)
         status["hostIPs"] = [{"ip": host_ip(index)}]
     elif not status.get("podIP"):
-        ip = _pod_ip(simulation, pod, index)
+        # A pod on the host's network has the node's address (kubelet_pods.go generateAPIPodStatus).
+        ip = host_ip(index) if spec.get("hostNetwork") else _pod_ip(simulation, pod, index)
         status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
     if init:
         status["initContainerStatuses"] = sorted(init, key=lambda s: s["name"])

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
+from fakeapi._state.simulation.control_plane import install_control_plane
 from fakeapi._state.simulation.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._state.simulation.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._state.simulation.deployment_progress import deployment_due
@@ -162,6 +163,11 @@ class Simulation:
         the local-path provisioner runs (docs/storage.md)."""
         if self.options.runs("local-path-provisioner"):
             install_default_class(self._real_store)
+
+    def install_control_plane(self) -> bool:
+        """What kubeadm and the control-plane node's kubelet write once the nodes are registered: the
+        mirror pods and addons of ``kube-system`` (docs/control-plane-pods.md); whether anything was written."""
+        return install_control_plane(self)
 
     def reset(self) -> None:
         """Forget what was recorded since the store was last restored (the Event name sequence)."""
