@@ -25,12 +25,12 @@ from fakeapi._http.actions import (
     handle_token,
 )
 from fakeapi._http.aggregated import aggregated_version, discovery_response
+from fakeapi._http.component_statuses import handle_component_status, handle_component_statuses
 from fakeapi._http.context import ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.health import health_response
 from fakeapi._http.keys import DEPRECATION, INFO
 from fakeapi._http.openid import JWKS_PATH, OPENID_CONFIGURATION_PATH, openid_response
-from fakeapi._http.component_statuses import handle_component_status, handle_component_statuses
 from fakeapi._http.reads import handle_get, handle_list
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.responses import object_response, wants_pretty

@@ -98,9 +98,7 @@ def _mirror_pod(
         image = f"registry.k8s.io/etcd:{_ETCD_VERSIONS[version]}"
     requests = {"cpu": cpu, **({"memory": memory} if memory else {})}
     spec: dict[str, Any] = {
-        "containers": [
-            {"name": component, "image": image, "command": [binary], "resources": {"requests": requests}}
-        ],
+        "containers": [{"name": component, "image": image, "command": [binary], "resources": {"requests": requests}}],
         "hostNetwork": True,
         "priorityClassName": "system-node-critical",
         "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
@@ -140,4 +138,3 @@ def _internal_ip(node: dict[str, Any]) -> str:
         if address.get("type") == "InternalIP":
             return str(address.get("address"))
     return host_ip(0)
-

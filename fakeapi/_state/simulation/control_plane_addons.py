@@ -139,7 +139,9 @@ def _coredns_deployment(version: str) -> dict[str, Any]:
                 "spec": {
                     "priorityClassName": "system-cluster-critical",
                     "serviceAccountName": "coredns",
-                    "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [anti_affinity]}},
+                    "affinity": {
+                        "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [anti_affinity]}
+                    },
                     "tolerations": [
                         {"key": "CriticalAddonsOnly", "operator": "Exists"},
                         {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"},
