@@ -194,6 +194,17 @@ def _identity(user: str | None, groups: Iterable[str], service_account: str | No
     return None
 
 
+def _controller_options(
+    controllers: str | Iterable[str] | None,
+    nodes: Sequence[NodeSpec | str] | None,
+    outcomes: Sequence[OutcomeRule],
+    control_plane_pods: bool,
+) -> ControllerOptions:
+    specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
+    enabled = parse_controllers(controllers)
+    return ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes), control_plane_pods)
+
+
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """uvloop where it is installed (its sockets cost a request less), else asyncio's own loop."""
     try:
@@ -597,16 +608,16 @@ class FakeAPIServer:
 
         def restore_now() -> None:
             settled = self._settled_restore
-            if settled is not None and settled[0] is snapshot and settled[1] is self._simulation:
+            reused = settled is not None and settled[0] is snapshot and settled[1] is self._simulation
+            if settled is not None and reused:
                 # The controllers settle a snapshot on the fake clock's start the same way every time:
-                # restore what they made of it last time instead of registering the nodes again.
+                # restore what they made of it last time, which is where they would stop again.
                 self._state.store.restore(settled[2])
             else:
                 self._state.store.restore(snapshot)
             self._state.journal.clear()
             self._state.errors.clear()
-            self._restart_controllers()
-            reused = settled is not None and settled[0] is snapshot and settled[1] is self._simulation
+            self._restart_controllers(settled=reused)
             if not reused and self._simulation is not None and self._fake_time is not None:
                 self._settled_restore = (snapshot, self._simulation, self._state.store.snapshot())
 
@@ -673,9 +684,8 @@ class FakeAPIServer:
         """
         if stepped and self._real_time:
             raise ValueError("stepped controllers need the fake clock, not real time")
-        enabled = parse_controllers(controllers)
-        specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
-        options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes), control_plane_pods)
+        options = _controller_options(controllers, nodes, outcomes, control_plane_pods)
+        enabled = options.enabled
 
         def switch() -> None:
             self._state.running_controllers = options.enabled
@@ -704,8 +714,24 @@ class FakeAPIServer:
 
         self._call(switch)
 
-    def _restart_controllers(self) -> None:
-        """After a restore: the fake clock back at its start, the controllers acting on the new state."""
+    def runs_controllers(
+        self,
+        controllers: str | Iterable[str] | None,
+        *,
+        nodes: Sequence[NodeSpec | str] | None = None,
+        outcomes: Sequence[OutcomeRule] = (),
+        control_plane_pods: bool = True,
+    ) -> bool:
+        """Whether the server already runs exactly these controllers, not stepped: :meth:`set_controllers`
+        with them would change nothing but the clock, which :meth:`restore` rewinds too."""
+        options = _controller_options(controllers, nodes, outcomes, control_plane_pods)
+        if self._simulation is None:
+            return not options.enabled
+        return not self._stepped and self._simulation.options == options
+
+    def _restart_controllers(self, *, settled: bool = False) -> None:
+        """After a restore: the fake clock back at its start, the controllers acting on the new state
+        (``settled``: a state they already settled at that instant, where they would write nothing)."""
         if self._state.kubelet is not None:
             self._state.kubelet.clear()
         if self._simulation is None:
@@ -713,6 +739,8 @@ class FakeAPIServer:
         if self._fake_time is not None:
             self._fake_time.rewind()
         self._simulation.reset()
+        if settled:
+            return
         self._simulation.install()
         if not self._stepped:
             self._simulation.settle()
