@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._state.clock import format_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi._state.releases import kube_release
@@ -67,7 +68,8 @@ def install_control_plane(simulation: Simulation) -> bool:
             for component, binary, cpu, memory in _STATIC_PODS:
                 name = f"{component}-{nodes[0].name}"
                 if store.find(PODS, KUBE_SYSTEM, name) is None:
-                    pod = _mirror_pod(node, component, binary, cpu, memory, version, store.clock.timestamp())
+                    seen = _rfc3339_nano(store.clock.now())
+                    pod = _mirror_pod(node, component, binary, cpu, memory, version, seen)
                     store.create(PODS, KUBE_SYSTEM, pod, manager=KUBELET)
     return store.revision != before
 
@@ -110,7 +112,7 @@ def _mirror_pod(
     annotations = {
         "kubernetes.io/config.hash": config_hash,
         "kubernetes.io/config.mirror": config_hash,
-        "kubernetes.io/config.seen": seen.replace("Z", ".000000000Z"),
+        "kubernetes.io/config.seen": seen,
         "kubernetes.io/config.source": "file",
     }
     if component == "kube-apiserver":
@@ -131,6 +133,17 @@ def _mirror_pod(
         },
         "spec": spec,
     }
+
+
+def _rfc3339_nano(seconds: float) -> str:
+    """Go's ``time.RFC3339Nano`` in UTC, as the kubelet stamps ``config.seen``: trailing zeros of the
+    fraction dropped, no fraction at all on a whole second."""
+    whole = int(seconds)
+    nanos = round((seconds - whole) * 1e9)
+    if nanos >= 1_000_000_000:
+        whole, nanos = whole + 1, nanos - 1_000_000_000
+    stamp = format_timestamp(whole)
+    return stamp if not nanos else f"{stamp[:-1]}.{nanos:09d}".rstrip("0") + "Z"
 
 
 def _internal_ip(node: dict[str, Any]) -> str:
