@@ -19,6 +19,10 @@ hypothesis's, which imports all of hypothesis at the end of each session (noise 
 kmock's, which imports aiohttp at startup and so would hide the biggest part of fakeapi's import
 cost in the plain arm of a venv that happens to have it.
 
+``--marker 'controllers="all"'`` puts ``@pytest.mark.fakeapi(...)`` with those arguments on every
+test that takes the fixture, so the figures are those of tests with simulated controllers (each
+such test starts from the pristine cluster as the controllers settle it).
+
 Last, the script times ``import fakeapi.server`` on its own (a Python that imports pytest, against
 one that imports pytest and fakeapi.server) and says who pays it: if loading the plugin already
 imports the server, every pytest session pays it, both arms included, and the overhead above
@@ -48,15 +52,17 @@ asyncio_default_fixture_loop_scope = function
 """
 FIXTURE_HEADER = """\
 import urllib.request
+
+import pytest
 """
 FIXTURE_TEST = """
-
+{marker}
 def test_{index}(fakeapi):
     with urllib.request.urlopen(fakeapi.url + "/api/v1/namespaces/default") as response:
         response.read()
 """
 BARE_FIXTURE_TEST = """
-
+{marker}
 def test_{index}(fakeapi):
     pass
 """
@@ -67,19 +73,20 @@ def test_{index}():
 """
 
 
-def write_tests(directory: Path, count: int) -> dict[tuple[str, int], Path]:
-    """The generated files: (arm, number of tests) -> path."""
+def write_tests(directory: Path, count: int, marker: str = "") -> dict[tuple[str, int], Path]:
+    """The generated files: (arm, number of tests) -> path; ``marker``: the fakeapi marker's arguments."""
+    mark = f"@pytest.mark.fakeapi({marker})" if marker else ""
     (directory / "pytest.ini").write_text(INI)
     files = {}
     for size in (count, 2 * count):
         fixture = directory / f"test_fixture_{size}.py"
-        fixture.write_text(FIXTURE_HEADER + "".join(FIXTURE_TEST.format(index=i) for i in range(size)))
+        fixture.write_text(FIXTURE_HEADER + "".join(FIXTURE_TEST.format(index=i, marker=mark) for i in range(size)))
         plain = directory / f"test_plain_{size}.py"
         plain.write_text("".join(PLAIN_TEST.format(index=i) for i in range(size)))
         files["fixture", size] = fixture
         files["plain", size] = plain
     bare = directory / f"test_bare_fixture_{count}.py"
-    bare.write_text("".join(BARE_FIXTURE_TEST.format(index=i) for i in range(count)))
+    bare.write_text("import pytest\n" + "".join(BARE_FIXTURE_TEST.format(index=i, marker=mark) for i in range(count)))
     files["bare fixture", count] = bare
     return files
 
@@ -146,6 +153,12 @@ def main() -> None:
         action="store_true",
         help="let the pytest runs cache bytecode as Python does by default, even if PYTHONDONTWRITEBYTECODE is set",
     )
+    parser.add_argument(
+        "--marker",
+        default="",
+        metavar="ARGS",
+        help="""arguments of a fakeapi marker on every fixture test, e.g. 'controllers="all"' (default: none)""",
+    )
     args = parser.parse_args()
     print_header("pytest plugin overhead: the fakeapi fixture and one request, against empty tests", args)
     environment = dict(os.environ)
@@ -157,7 +170,7 @@ def main() -> None:
     walls: dict[tuple[str, int], list[float]] = {}
     cpus: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="fakeapi-plugin-overhead-") as folder:
-        files = write_tests(Path(folder), args.tests)
+        files = write_tests(Path(folder), args.tests, args.marker)
         for round_index in range(args.warmup + args.repeats):
             for (arm, size), path in files.items():
                 elapsed, used = run_pytest(path, size, environment)

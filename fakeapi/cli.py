@@ -227,6 +227,17 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     serve.add_argument(
+        "--no-control-plane-pods",
+        dest="control_plane_pods",
+        action="store_false",
+        help=(
+            "with --controllers, leave kube-system without what a new kind cluster holds there (the etcd, "
+            "kube-apiserver, kube-controller-manager and kube-scheduler mirror pods on the first node, the "
+            "coredns Deployment and kube-dns Service, the kube-proxy and kindnet DaemonSets); see "
+            "docs/control-plane-pods.md"
+        ),
+    )
+    serve.add_argument(
         "--node",
         metavar="NAME",
         action="append",
@@ -588,6 +599,7 @@ async def _serve(args: argparse.Namespace) -> int:
         controllers=args.controllers,
         nodes=args.node,
         outcomes=args.outcome_rules,
+        control_plane_pods=args.control_plane_pods,
         real_time=True,
         enable_admission_plugins=args.enable_admission_plugins,
         disable_admission_plugins=args.disable_admission_plugins,

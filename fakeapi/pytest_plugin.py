@@ -69,7 +69,9 @@ Marker
     runs simulated controllers for the test (docs/controllers.md): ``controllers`` is ``all`` (the
     default once ``nodes`` or ``outcomes`` is given) or some of ``nodes``, ``scheduler``, ``kubelet``,
     ``job`` and the workload controllers; ``nodes`` names the fake nodes; ``outcomes`` is a list of
-    rules or the path of a YAML file of them (docs/controllers.md). The clock is then fake and the test moves it:
+    rules or the path of a YAML file of them (docs/controllers.md); ``kube-system`` then holds what a new
+    kind cluster's does, its control plane's pods running, unless ``control_plane_pods=False``
+    (docs/control-plane-pods.md). The clock is then fake and the test moves it:
     ``fakeapi.advance(seconds)`` runs, in order, every controller step that falls due; nothing runs
     between advances. Other tests run with the session's controllers (none unless
     ``fakeapi_server_options`` says).
@@ -126,8 +128,17 @@ __all__ = [
     "kube_api_client",
 ]
 
-_MARKER_KEYS = ("crds", "objects", "authorization", "kube_version", "controllers", "nodes", "outcomes")
-_CONTROLLER_KEYS = ("controllers", "nodes", "outcomes")
+_MARKER_KEYS = (
+    "crds",
+    "objects",
+    "authorization",
+    "kube_version",
+    "controllers",
+    "nodes",
+    "outcomes",
+    "control_plane_pods",
+)
+_CONTROLLER_KEYS = ("controllers", "nodes", "outcomes", "control_plane_pods")
 # The kubeconfig default each client library computes from KUBECONFIG once, when it is imported.
 _KUBECONFIG_DEFAULTS = {
     "kubernetes.config.kube_config": "~/.kube/config",
@@ -558,6 +569,7 @@ def _marker_controllers(request: pytest.FixtureRequest) -> dict[str, Any] | None
                 "controllers": marker.kwargs.get("controllers", "all"),
                 "nodes": marker.kwargs.get("nodes"),
                 "outcomes": _outcome_rules(marker.kwargs.get("outcomes", ())),
+                "control_plane_pods": bool(marker.kwargs.get("control_plane_pods", True)),
             }
     return None
 
@@ -611,7 +623,11 @@ def fakeapi(
     server.set_webhook_services(server.configured_webhook_services)
     controllers = _marker_controllers(request)
     if controllers is not None or server.controllers:
-        server.set_controllers(**(controllers or server.configured_controllers))
+        wanted = controllers or server.configured_controllers
+        # The same controllers as the last test's: the restore alone rewinds their clock and puts
+        # back the state they settled the pristine cluster to.
+        if not server.runs_controllers(**wanted):
+            server.set_controllers(**wanted)
     server.restore(pristine)
     server.set_authorization(_marker_authorization(request) or server.configured_authorization)
     crds, objects = _marker_sources(request)

@@ -195,6 +195,17 @@ def _identity(user: str | None, groups: Iterable[str], service_account: str | No
     return None
 
 
+def _controller_options(
+    controllers: str | Iterable[str] | None,
+    nodes: Sequence[NodeSpec | str] | None,
+    outcomes: Sequence[OutcomeRule],
+    control_plane_pods: bool,
+) -> ControllerOptions:
+    specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
+    enabled = parse_controllers(controllers)
+    return ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes), control_plane_pods)
+
+
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """uvloop where it is installed (its sockets cost a request less), else asyncio's own loop."""
     try:
@@ -232,6 +243,7 @@ class FakeAPIServer:
         controllers: str | Iterable[str] | None = None,
         nodes: Sequence[NodeSpec | str] | None = None,
         outcomes: Sequence[OutcomeRule] = (),
+        control_plane_pods: bool = True,
         real_time: bool = False,
         enable_admission_plugins: Iterable[str] = (),
         disable_admission_plugins: Iterable[str] = (),
@@ -263,7 +275,10 @@ class FakeAPIServer:
         (a comma-separated string or a list; with ``namespace`` a deleted namespace stays terminating
         until the namespace controller's turn, docs/namespace-deletion.md). They
         run on ``nodes`` (names or :class:`NodeSpec`; one ``node-1`` by default) and give containers
-        the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers the server's clock
+        the first matching of ``outcomes`` (:class:`OutcomeRule`). With controllers ``kube-system`` holds
+        what a new one-node kind cluster holds there (the control plane's mirror pods, CoreDNS,
+        kube-proxy, kindnet: docs/control-plane-pods.md) unless ``control_plane_pods`` is False, and
+        ``componentstatuses`` reports the simulated scheduler and controller-manager. With controllers the server's clock
         is fake: it stands still until :meth:`advance` moves it and runs what falls due; with
         ``real_time`` (``fakeapi serve``) it is the wall clock and the controllers run on their own.
         An outcome may name a program to run on this machine in place of a container's image
@@ -324,9 +339,14 @@ class FakeAPIServer:
         self._retired_processes: list[ContainerProcesses] = []
         self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
         """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
-        self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
+        self.configured_controllers: dict[str, Any] = {
+            "controllers": controllers,
+            "nodes": nodes,
+            "outcomes": outcomes,
+            "control_plane_pods": control_plane_pods,
+        }
         """The controllers the server was made with (what the pytest fixture returns to between tests)."""
-        self.set_controllers(controllers, nodes=nodes, outcomes=outcomes)
+        self.set_controllers(controllers, nodes=nodes, outcomes=outcomes, control_plane_pods=control_plane_pods)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -602,16 +622,16 @@ class FakeAPIServer:
 
         def restore_now() -> None:
             settled = self._settled_restore
-            if settled is not None and settled[0] is snapshot and settled[1] is self._simulation:
+            reused = settled is not None and settled[0] is snapshot and settled[1] is self._simulation
+            if settled is not None and reused:
                 # The controllers settle a snapshot on the fake clock's start the same way every time:
-                # restore what they made of it last time instead of registering the nodes again.
+                # restore what they made of it last time, which is where they would stop again.
                 self._state.store.restore(settled[2])
             else:
                 self._state.store.restore(snapshot)
             self._state.journal.clear()
             self._state.errors.clear()
-            self._restart_controllers()
-            reused = settled is not None and settled[0] is snapshot and settled[1] is self._simulation
+            self._restart_controllers(settled=reused)
             if not reused and self._simulation is not None and self._fake_time is not None:
                 self._settled_restore = (snapshot, self._simulation, self._state.store.snapshot())
 
@@ -660,6 +680,7 @@ class FakeAPIServer:
         nodes: Sequence[NodeSpec | str] | None = None,
         outcomes: Sequence[OutcomeRule] = (),
         stepped: bool = False,
+        control_plane_pods: bool = True,
     ) -> None:
         """Run these simulated controllers from now on (the pytest fixture does it per test).
 
@@ -672,12 +693,16 @@ class FakeAPIServer:
         without running anything. Only the fake nodes are still registered at once. Stepped
         controllers refuse outcomes that name a local process (``ValueError``): a program exits
         when it does, not at a step the caller chooses (docs/process-containers.md).
+        without running anything. Only the fake nodes are still registered at once, and a
+        ``kube-system`` that lacks the control plane's objects gets them, settled, before the caller steps.
+
+        ``control_plane_pods`` (True by default) puts what a new kind cluster's ``kube-system`` holds
+        there once the nodes are registered (docs/control-plane-pods.md); False leaves it out.
         """
         if stepped and self._real_time:
             raise ValueError("stepped controllers need the fake clock, not real time")
-        enabled = parse_controllers(controllers)
-        specs = tuple(NodeSpec(node) if isinstance(node, str) else node for node in nodes or ())
-        options = ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes))
+        options = _controller_options(controllers, nodes, outcomes, control_plane_pods)
+        enabled = options.enabled
 
         if stepped and any(rule.resolved().local_process is not None for rule in options.outcomes):
             raise ValueError(
@@ -686,6 +711,7 @@ class FakeAPIServer:
             )
 
         def switch() -> None:
+            self._state.running_controllers = options.enabled
             kubelet = "kubelet" in options.enabled
             if self._state.kubelet is not None:
                 self._state.kubelet.processes.kill_all()
@@ -710,6 +736,11 @@ class FakeAPIServer:
                 self._state.clock.set_source(self._fake_time)
             self._simulation = Simulation(self._state.store, options)
             self._simulation.processes = self._state.kubelet.processes if self._state.kubelet is not None else None
+            current = self._simulation
+            if current is None or current.options != options or self._stepped != stepped:
+                # The same controllers keep their Simulation, so a restore of the same snapshot
+                # reuses what they settled it to last time (restore()).
+                self._simulation = Simulation(self._state.store, options)
             self._stepped = stepped
             self._restart_controllers()
 
@@ -725,8 +756,24 @@ class FakeAPIServer:
         except Exception:  # a fakeapi bug: reported like a failing request
             self._state.errors.append("simulated controllers:\n" + traceback.format_exc())
 
-    def _restart_controllers(self) -> None:
-        """After a restore: the fake clock back at its start, the controllers acting on the new state."""
+    def runs_controllers(
+        self,
+        controllers: str | Iterable[str] | None,
+        *,
+        nodes: Sequence[NodeSpec | str] | None = None,
+        outcomes: Sequence[OutcomeRule] = (),
+        control_plane_pods: bool = True,
+    ) -> bool:
+        """Whether the server already runs exactly these controllers, not stepped: :meth:`set_controllers`
+        with them would change nothing but the clock, which :meth:`restore` rewinds too."""
+        options = _controller_options(controllers, nodes, outcomes, control_plane_pods)
+        if self._simulation is None:
+            return not options.enabled
+        return not self._stepped and self._simulation.options == options
+
+    def _restart_controllers(self, *, settled: bool = False) -> None:
+        """After a restore: the fake clock back at its start, the controllers acting on the new state
+        (``settled``: a state they already settled at that instant, where they would write nothing)."""
         if self._state.kubelet is not None:
             self._state.kubelet.clear()
         if self._simulation is None:
@@ -734,12 +781,17 @@ class FakeAPIServer:
         if self._fake_time is not None:
             self._fake_time.rewind()
         self._simulation.reset()
+        if settled:
+            return
         self._simulation.install()
         if not self._stepped:
             self._simulation.settle()
         elif "nodes" in self._simulation.options.enabled:
             while self._simulation.step("nodes") is not None:
                 pass
+        if self._simulation.install_control_plane():
+            # The cluster as kind hands it over: its own pods already running, whoever steps next.
+            self._simulation.settle()
 
     def advance(self, seconds: float = 0.0) -> None:
         """Move the fake clock forward by ``seconds`` and let the simulated controllers do, in order,

@@ -4,9 +4,9 @@ What the kubelet writes is its status manager's patch of ``pods/status`` (``pkg/
 status_manager.go``) built by ``generateAPIPodStatus`` (``pkg/kubelet/kubelet_pods.go``): the phase
 from ``getPhase``, the conditions of ``pkg/kubelet/status/generate.go`` (PodReadyToStartContainers,
 Initialized, Ready, ContainersReady, then the conditions others own, PodScheduled among them),
-``hostIP``/``hostIPs``, ``podIP``/``podIPs`` once the sandbox exists, ``startTime`` when the kubelet
-first sees the pod, and one container status per container, sorted by name, with the runtime's
-``containerID`` and ``imageID``. Each status is written as an update of ``pods/status`` by
+``hostIP``/``hostIPs``, ``podIP``/``podIPs`` once the sandbox exists (the node's address for a pod
+on the host's network), ``startTime`` when the kubelet first sees the pod, and one container status
+per container, sorted by name, with the runtime's ``containerID`` and ``imageID``. Each status is written as an update of ``pods/status`` by
 ``kubelet``; a condition keeps its ``lastTransitionTime`` while its status stays the same.
 
 A pod goes through these writes, each at the instant on the server's clock when it is due:
@@ -202,7 +202,8 @@ def _sync(simulation: ControllerContext, pod: dict[str, Any], index: int) -> Non
         status["hostIP"] = host_ip(index)
         status["hostIPs"] = [{"ip": host_ip(index)}]
     elif not status.get("podIP"):
-        ip = _pod_ip(simulation, pod, index)
+        # A pod on the host's network has the node's address (kubelet_pods.go generateAPIPodStatus).
+        ip = host_ip(index) if spec.get("hostNetwork") else _pod_ip(simulation, pod, index)
         status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
     if init:
         status["initContainerStatuses"] = sorted(init, key=lambda s: s["name"])

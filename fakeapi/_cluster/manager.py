@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fakeapi._cluster.autoscaling import AutoscalerSync, autoscaler_due, sync_autoscalers
 from fakeapi._cluster.container_processes import ContainerProcesses
+from fakeapi._cluster.control_plane import install_control_plane
 from fakeapi._cluster.cronjobs import cronjob_due, sync_cronjobs
 from fakeapi._cluster.daemonsets import daemon_set_due, sync_daemon_sets
 from fakeapi._cluster.deployment_progress import deployment_due
@@ -178,6 +179,11 @@ class Simulation:
         the local-path provisioner runs (docs/storage.md)."""
         if self.options.runs("local-path-provisioner"):
             install_default_class(self._real_store)
+
+    def install_control_plane(self) -> bool:
+        """What kubeadm and the control-plane node's kubelet write once the nodes are registered: the
+        mirror pods and addons of ``kube-system`` (docs/control-plane-pods.md); whether anything was written."""
+        return install_control_plane(self)
 
     def reset(self) -> None:
         """Forget what was recorded since the store was last restored (the Event name sequence, the

@@ -76,6 +76,8 @@ class ControllerOptions:
     enabled: frozenset[str] = frozenset()
     nodes: Sequence[NodeSpec] = (NodeSpec("node-1"),)
     outcomes: Sequence[OutcomeRule] = ()
+    control_plane_pods: bool = True
+    """Whether ``kube-system`` holds the control plane's pods and addons (docs/control-plane-pods.md)."""
 
     def runs(self, name: str) -> bool:
         return name in self.enabled

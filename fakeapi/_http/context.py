@@ -183,6 +183,8 @@ class ServerState:
         self.request_log: Callable[[str], None] | None = None
         # The simulated kubelet's logs, exec and attach, when the simulated controllers run one.
         self.kubelet: KubeletEndpoints | None = None
+        # The simulated controllers that run: what componentstatuses probes (docs/control-plane-pods.md).
+        self.running_controllers: frozenset[str] = frozenset()
 
     def set_webhook_caller(self, caller: WebhookCaller | None) -> None:
         """Make webhook calls through ``caller`` (a test's or the scenarios engine's); None restores HTTP."""

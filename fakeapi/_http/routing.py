@@ -25,6 +25,7 @@ from fakeapi._http.actions import (
     handle_token,
 )
 from fakeapi._http.aggregated import aggregated_version, discovery_response
+from fakeapi._http.component_statuses import handle_component_status, handle_component_statuses
 from fakeapi._http.context import ServerState
 from fakeapi._http.deletes import handle_delete, handle_delete_collection
 from fakeapi._http.health import health_response
@@ -121,6 +122,8 @@ def _resolve_handler(info: RequestInfo, rtype: ResourceType) -> Handler:
         if rtype.custom:
             raise APIError.method_not_supported(rtype.group_resource, verb)
         raise _method_not_allowed()
+    if rtype.kind == "ComponentStatus" and not rtype.group:
+        return handle_component_status if verb == "get" else handle_component_statuses
     return {
         "get": handle_get,
         "list": handle_list,

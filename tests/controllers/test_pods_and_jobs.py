@@ -75,7 +75,8 @@ async def test_a_pod_is_bound_started_and_finished_with_one_watch_event_per_writ
     assert pending["status"]["phase"] == "Pending"
     assert pending["status"]["containerStatuses"][0]["state"] == {"waiting": {"reason": "ContainerCreating"}}
     assert running["status"]["phase"] == "Running"
-    assert running["status"]["podIP"] == "10.244.0.2"
+    # The node's first two pod addresses are CoreDNS's (docs/control-plane-pods.md).
+    assert running["status"]["podIP"] == "10.244.0.4"
     assert [c["type"] for c in running["status"]["conditions"]] == [
         "PodReadyToStartContainers",
         "Initialized",
@@ -290,7 +291,8 @@ async def test_a_job_fails_past_its_backoff_limit(server: FakeAPIServer, client:
 
 async def test_fake_nodes_are_registered_by_the_kubelet(client: RawClient) -> None:
     node = (await client.get("/api/v1/nodes/node-1")).json()
-    assert [m["manager"] for m in node["metadata"]["managedFields"]] == ["kubelet"]
+    # kubeadm marks the first node as the control plane (docs/control-plane-pods.md).
+    assert [m["manager"] for m in node["metadata"]["managedFields"]] == ["kubeadm", "kubelet"]
     assert [(c["type"], c["status"], c["reason"]) for c in node["status"]["conditions"]] == [
         ("MemoryPressure", "False", "KubeletHasSufficientMemory"),
         ("DiskPressure", "False", "KubeletHasNoDiskPressure"),

@@ -32,7 +32,10 @@ async def session_for(server: FakeAPIServer) -> AsyncIterator[RawClient]:
 
 @pytest_asyncio.fixture
 async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", nodes=["node-1", "node-2"], clock=lambda: START, seed=7) as running:
+    # Two empty nodes: the scheduler's choice between them is the volumes' alone.
+    async with FakeAPIServer(
+        controllers="all", nodes=["node-1", "node-2"], control_plane_pods=False, clock=lambda: START, seed=7
+    ) as running:
         yield running
         assert running.errors == [], "\n".join(running.errors)
 
