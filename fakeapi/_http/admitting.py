@@ -26,7 +26,7 @@ from fakeapi._http.context import ServerState
 from fakeapi._http.converted_writes import commit_converted_create, commit_converted_update
 from fakeapi._http.converting import converted_for_answer, writes_convert
 from fakeapi._http.identity import user_of
-from fakeapi._http.keys import ADMISSION_WARNINGS
+from fakeapi._http.keys import ADMISSION_WARNINGS, BODY_BYTES
 from fakeapi._http.options import DeleteOptions
 from fakeapi._http.requestinfo import RequestInfo
 from fakeapi._http.slicing import in_slices
@@ -120,6 +120,7 @@ async def admitted_create(
     assert admitted is not None
     namespace = attributes.namespace
     plan = await in_slices(
+        request.get(BODY_BYTES, 0),
         state.store.plan_create,
         rtype,
         namespace,
@@ -177,7 +178,9 @@ async def admitted_update(
         # What the request's version sees of the stored object (itself unless converted).
         seen = await converted_for_answer(state, rtype, current) if converted else current
         old = served(rtype, seen) if view is None else view.of(seen)
-        new = await in_slices(compute, seen if view is None else old)
+        # A small patch of a large object works on all of it.
+        size = request.get(BODY_BYTES, 0) + len(state.store.encoding_of(rtype, current))
+        new = await in_slices(size, compute, seen if view is None else old)
         attributes = _attributes(
             request, rtype, info, UPDATE, new, old, name=info.name, dry_run=dry_run, options=options
         )
@@ -188,6 +191,7 @@ async def admitted_update(
         if not state.store.is_stored(rtype, current):
             continue
         plan = await in_slices(
+            size,
             state.store.plan_update,
             rtype,
             seen,

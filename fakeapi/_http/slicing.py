@@ -22,14 +22,22 @@ from typing import Any, ParamSpec, TypeVar
 
 from fakeapi._patching.slices import SlicedRun
 
-__all__ = ["in_slices"]
+__all__ = ["SLICED_FROM", "in_slices"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
-async def in_slices(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-    """``function(*args, **kwargs)``, with a turn of the event loop at each of its pauses."""
+SLICED_FROM = 16 * 1024
+"""Bytes of JSON from which a stage runs in slices: below, its work is about one slice's budget
+(a few milliseconds), and it runs at once, without the cost of a greenlet."""
+
+
+async def in_slices(size: int, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)``, with a turn of the event loop at each of its pauses when
+    ``size`` (the bytes of the body or object it works on) is :data:`SLICED_FROM` or more."""
+    if size < SLICED_FROM:
+        return function(*args, **kwargs)
     run = SlicedRun(lambda: function(*args, **kwargs))
     try:
         result: Any = run.resume()

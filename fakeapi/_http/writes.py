@@ -74,7 +74,7 @@ async def handle_create(
     body = await read_body(request)
     options = parse_write_options("CreateOptions", request.query, request.headers.get("User-Agent", ""))
     structs = state.store.registry.structs
-    decoded = await in_slices(decode_object_body, rtype, body, media_type, options.field_validation, structs)
+    decoded = await in_slices(len(body), decode_object_body, rtype, body, media_type, options.field_validation, structs)
     # The decoder's warnings are recorded as it finds them, so a refusal after it carries them too.
     admission_warnings(request).extend(decoded.warnings)
     _check_api_version(rtype, decoded.obj, exact=rtype.custom)
@@ -113,7 +113,7 @@ async def handle_update(
     options = parse_write_options("UpdateOptions", request.query, request.headers.get("User-Agent", ""))
     media_type = body_media_type(request.headers.get("Content-Type"))
     structs = state.store.registry.structs
-    decoded = await in_slices(decode_object_body, rtype, body, media_type, options.field_validation, structs)
+    decoded = await in_slices(len(body), decode_object_body, rtype, body, media_type, options.field_validation, structs)
     # The decoder's warnings are recorded as it finds them, so a refusal after it carries them too.
     admission_warnings(request).extend(decoded.warnings)
     _check_api_version(rtype, decoded.obj, exact=rtype.custom)
@@ -202,7 +202,7 @@ async def _server_side_apply(
     options: WriteOptions,
 ) -> web.Response:
     manager = require_manager(request.query.get("fieldManager"))
-    sent = await in_slices(decode_apply_body, body)
+    sent = await in_slices(len(body), decode_apply_body, body)
     check_applied_type(sent, group=rtype.group, version=rtype.version, kind=rtype.kind)
     field_ownership.check_applied(
         sent, field_ownership.kind_atom(rtype), group=rtype.group, version=rtype.version, kind=rtype.kind
