@@ -26,9 +26,10 @@ from fakeapi._http.context import ServerState
 from fakeapi._http.converted_writes import commit_converted_create, commit_converted_update
 from fakeapi._http.converting import converted_for_answer, writes_convert
 from fakeapi._http.identity import user_of
-from fakeapi._http.keys import ADMISSION_WARNINGS
+from fakeapi._http.keys import ADMISSION_WARNINGS, BODY_BYTES
 from fakeapi._http.options import DeleteOptions
 from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._http.slicing import in_slices
 from fakeapi._state.admission import CREATE, DELETE, UPDATE, Attributes, RequestUser, operation_options
 from fakeapi._state.admission.plugins import NAMESPACE_LIFECYCLE
 from fakeapi._state.objects import metadata_of
@@ -118,8 +119,16 @@ async def admitted_create(
     admitted = await state.admission.admit(attributes, warnings)
     assert admitted is not None
     namespace = attributes.namespace
-    plan = state.store.plan_create(
-        rtype, namespace, admitted, manager=manager, applied=applied, admitted=True, decoded=obj
+    plan = await in_slices(
+        request.get(BODY_BYTES, 0),
+        state.store.plan_create,
+        rtype,
+        namespace,
+        admitted,
+        manager=manager,
+        applied=applied,
+        admitted=True,
+        decoded=obj,
     )
     prepared = plan.object
     await state.admission.validate(
@@ -169,7 +178,9 @@ async def admitted_update(
         # What the request's version sees of the stored object (itself unless converted).
         seen = await converted_for_answer(state, rtype, current) if converted else current
         old = served(rtype, seen) if view is None else view.of(seen)
-        new = compute(seen if view is None else old)
+        # A small patch of a large object works on all of it.
+        size = request.get(BODY_BYTES, 0) + len(state.store.encoding_of(rtype, current))
+        new = await in_slices(size, compute, seen if view is None else old)
         attributes = _attributes(
             request, rtype, info, UPDATE, new, old, name=info.name, dry_run=dry_run, options=options
         )
@@ -179,7 +190,9 @@ async def admitted_update(
         assert admitted is not None
         if not state.store.is_stored(rtype, current):
             continue
-        plan = state.store.plan_update(
+        plan = await in_slices(
+            size,
+            state.store.plan_update,
             rtype,
             seen,
             admitted if view is None else view.written(seen, admitted),
@@ -188,6 +201,8 @@ async def admitted_update(
             unconditional=unconditional,
             track_fields=track_fields,
         )
+        if not state.store.is_stored(rtype, current):
+            continue  # written while the plan paused: computed again, as after a webhook
         if state.admission.validates(attributes):
             shown = served(rtype, plan.new) if view is None else view.of(plan.new)
             await state.admission.validate(attributes.with_object(shown), warnings)

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from fakeapi._http.context import ServerState
-from fakeapi._http.keys import ENTRY, JOURNAL
+from fakeapi._http.keys import BODY_BYTES, ENTRY, JOURNAL
 from fakeapi._http.negotiation import (
     Answer,
     negotiate_answer,
@@ -41,6 +41,7 @@ async def read_body(request: web.BaseRequest) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     body = b"".join(chunks)
+    request[BODY_BYTES] = len(body)
     entry = request.get(ENTRY)
     if entry is not None:
         request[JOURNAL].keep_body(entry, body, request.content_length)

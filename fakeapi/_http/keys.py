@@ -11,6 +11,7 @@ from fakeapi._state.journal import Journal, JournalEntry
 
 __all__ = [
     "ADMISSION_WARNINGS",
+    "BODY_BYTES",
     "DEPRECATION",
     "ENTRY",
     "INFO",
@@ -33,3 +34,5 @@ STREAM: web.RequestKey[web.StreamResponse] = web.RequestKey("fakeapi_stream", we
 DEPRECATION: web.RequestKey[str] = web.RequestKey("fakeapi_deprecation", str)
 # The warnings admission webhooks answered with: the response carries them, refused or not.
 ADMISSION_WARNINGS: web.RequestKey[list[str]] = web.RequestKey("fakeapi_admission_warnings", list)
+# The size of the request's body: a write whose body or object is large runs its stages in slices.
+BODY_BYTES: web.RequestKey[int] = web.RequestKey("fakeapi_body_bytes", int)

@@ -30,6 +30,7 @@ from fakeapi._http.negotiation import (
 from fakeapi._http.options import WriteOptions, parse_write_options
 from fakeapi._http.patching import PatchContext, compute_patch
 from fakeapi._http.requestinfo import RequestInfo
+from fakeapi._http.slicing import in_slices
 from fakeapi._state import field_ownership
 from fakeapi._state.objects import metadata_of, with_metadata
 from fakeapi._state.resources import ResourceType
@@ -72,7 +73,8 @@ async def handle_create(
     media_type = body_media_type(request.headers.get("Content-Type"))
     body = await read_body(request)
     options = parse_write_options("CreateOptions", request.query, request.headers.get("User-Agent", ""))
-    decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
+    structs = state.store.registry.structs
+    decoded = await in_slices(len(body), decode_object_body, rtype, body, media_type, options.field_validation, structs)
     # The decoder's warnings are recorded as it finds them, so a refusal after it carries them too.
     admission_warnings(request).extend(decoded.warnings)
     _check_api_version(rtype, decoded.obj, exact=rtype.custom)
@@ -110,7 +112,8 @@ async def handle_update(
     body = await read_body(request)
     options = parse_write_options("UpdateOptions", request.query, request.headers.get("User-Agent", ""))
     media_type = body_media_type(request.headers.get("Content-Type"))
-    decoded = decode_object_body(rtype, body, media_type, options.field_validation, state.store.registry.structs)
+    structs = state.store.registry.structs
+    decoded = await in_slices(len(body), decode_object_body, rtype, body, media_type, options.field_validation, structs)
     # The decoder's warnings are recorded as it finds them, so a refusal after it carries them too.
     admission_warnings(request).extend(decoded.warnings)
     _check_api_version(rtype, decoded.obj, exact=rtype.custom)
@@ -199,7 +202,7 @@ async def _server_side_apply(
     options: WriteOptions,
 ) -> web.Response:
     manager = require_manager(request.query.get("fieldManager"))
-    sent = decode_apply_body(body)
+    sent = await in_slices(len(body), decode_apply_body, body)
     check_applied_type(sent, group=rtype.group, version=rtype.version, kind=rtype.kind)
     field_ownership.check_applied(
         sent, field_ownership.kind_atom(rtype), group=rtype.group, version=rtype.version, kind=rtype.kind

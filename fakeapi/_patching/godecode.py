@@ -18,6 +18,7 @@ import orjson
 from fakeapi._patching.gofloat import GoFloat
 from fakeapi._patching.goscanner import GoSyntaxError, check_valid
 from fakeapi._patching.rawtext import unquote
+from fakeapi._patching.slices import pause_after_pass
 
 __all__ = ["GoNumberRangeError", "GoSyntaxError", "decode", "go_number", "normalize"]
 
@@ -64,6 +65,7 @@ def decode(data: bytes, *, mark_numbers: bool = True) -> Any:
     except orjson.JSONDecodeError:
         check_valid(data)
         return _decode_slowly(data)
+    pause_after_pass(len(data))
     if not mark_numbers:
         return value
     shapes = data.translate(_NUMBER_SHAPES)

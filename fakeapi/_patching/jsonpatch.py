@@ -33,6 +33,7 @@ from fakeapi._patching.lazynode import (
 )
 from fakeapi._patching.patchtext import UNDECODED, PatchText
 from fakeapi._patching.rawtext import array_elements, first_value_start, object_members
+from fakeapi._patching.slices import pause
 
 __all__ = [
     "GoError",
@@ -396,6 +397,10 @@ _OPERATIONS: dict[str, Callable[[_Applier, Operation], None]] = {
 _NO_MEMBERS = Operation({})
 
 
+_OPERATION_UNITS = 8
+"""What applying one operation costs in a slice's elements (fakeapi/_patching/slices.py)."""
+
+
 def apply_patch(document: Any, patch: JSONPatch | Sequence[Operation | None], copy_limit: int = 0) -> PatchOutcome:
     """``patch.Apply(json(document))``: the stored ``document`` is read, never modified.
 
@@ -417,6 +422,7 @@ def apply_patch(document: Any, patch: JSONPatch | Sequence[Operation | None], co
     try:
         with deep_recursion():
             for op in operations:
+                pause(_OPERATION_UNITS)
                 op = op or _NO_MEMBERS
                 handler = _OPERATIONS.get(op.kind())
                 if handler is None:

@@ -16,6 +16,7 @@ from typing import Any
 from fakeapi._patching.godecode import GoNumberRangeError, decode
 from fakeapi._patching.goencode import encode_string
 from fakeapi._patching.rawtext import SpanIndex, first_value_start
+from fakeapi._patching.slices import pause_after_pass
 
 __all__ = ["UNDECODED", "PatchText"]
 
@@ -61,6 +62,7 @@ class PatchText:
             except GoNumberRangeError:
                 value = UNDECODED
         self.value = value
+        pause_after_pass(len(buf))
         # Escaped backslashes gone (pairs, left to right, as a decoder reads them), every backslash
         # left starts an escape; the four hex digits after each \\u name what it escapes.
         escape_text = buf.replace(b"\\\\", b"") if b"\\\\" in buf else buf
@@ -74,6 +76,7 @@ class PatchText:
         self.go_spelled = (
             bool(escaped) and plain and all(name in _GO_ESCAPES for name in escaped) and not _holds_go_escaped_raw(buf)
         )
+        pause_after_pass(len(buf))
         self.root_start = first_value_start(buf)
         self._index: SpanIndex | None = None
 

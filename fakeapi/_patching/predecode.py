@@ -24,6 +24,7 @@ from fakeapi._patching.gostrconv import quote
 from fakeapi._patching.jsonpatch import json_kind
 from fakeapi._patching.patchtext import UNDECODED, PatchText
 from fakeapi._patching.rawtext import array_elements, first_value_start, object_members
+from fakeapi._patching.slices import pause_after_pass
 
 __all__ = ["PreDecodeError", "PreDecoded", "predecode_json_patch", "predecode_merge_patch"]
 
@@ -98,6 +99,7 @@ def _no_duplicate_keys(text: PatchText) -> bool:
         except orjson.JSONEncodeError:
             pass  # deeper than orjson goes, or lone surrogates: count on the raw text instead
         else:
+            pause_after_pass(len(encoded))
             return text.buf.translate(None, b" \t\r\n").count(b'":') == encoded.count(b'":')
     return text.index.key_count == _count_keys(text.value)
 

@@ -43,6 +43,7 @@ from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
 from fakeapi._patching.gostrconv import quote
 from fakeapi._patching.lazynode import deep_recursion
+from fakeapi._patching.slices import pause
 from fakeapi._patching.yamlscalars import MERGE, PLAIN, STR, Uint64, YAMLToJSONError, go_special, scalar_value
 
 __all__ = ["YAMLToJSONError", "yaml_to_json", "yaml_to_value"]
@@ -154,6 +155,10 @@ def yaml_to_value(body: bytes) -> Any:
         return _Decoder().value(node)
 
 
+_EVENT_UNITS = 8
+"""What scanning and parsing one event costs in the budget's elements (PyYAML's pure-Python parser)."""
+
+
 def _compose_first_document(parser: Any) -> _Node | None:
     """yaml.v2's ``parser``: the node graph of the first document (``Unmarshal`` ignores the rest).
 
@@ -167,6 +172,7 @@ def _compose_first_document(parser: Any) -> _Node | None:
     root: _Node | None = None
     while parser.check_event():
         event = parser.get_event()
+        pause(_EVENT_UNITS)
         node: _Node
         if isinstance(event, (StreamStartEvent, DocumentStartEvent)):
             continue
@@ -225,6 +231,7 @@ class _Decoder:
         self.expanding: set[int] = set()
 
     def value(self, node: _Node) -> Any:
+        pause()
         self.decode_count += 1
         if self.alias_depth > 0:
             self.alias_count += 1

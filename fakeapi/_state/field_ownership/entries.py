@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from fakeapi._patching.goencode import encode
+from fakeapi._patching.slices import paused
 from fakeapi._state.field_ownership.fieldpath import FieldSet, Path, decode_fields
 
 __all__ = [
@@ -59,9 +60,9 @@ def filtered(paths: FieldSet, *, subresource: str, status_is_subresource: bool) 
     """The paths a write through ``subresource`` may own: stripped of system fields and reset fields."""
     kept = paths - _STRIPPED
     if subresource == "status":
-        return {path for path in kept if path[:1] == (_STATUS,)}
+        return {path for path in paused(kept, len(kept)) if path[:1] == (_STATUS,)}
     if status_is_subresource:
-        return {path for path in kept if path[:1] != (_STATUS,)}
+        return {path for path in paused(kept, len(kept)) if path[:1] != (_STATUS,)}
     return kept
 
 

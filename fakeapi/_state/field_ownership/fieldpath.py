@@ -19,13 +19,14 @@ puts field names before keys before values, each sorted, keys field by field wit
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 from typing import Any
 
 import orjson
 
 from fakeapi._patching.goencode import encode, format_float
 from fakeapi._patching.gostrconv import quote
+from fakeapi._patching.slices import paused, sorted_in_slices
 
 __all__ = [
     "Element",
@@ -169,11 +170,11 @@ def path_text(path: Path) -> str:
     return "".join(parts)
 
 
-def encode_fields(paths: Iterable[Path]) -> dict[str, Any]:
+def encode_fields(paths: Collection[Path]) -> dict[str, Any]:
     """A field set as its ``fieldsV1`` tree, keys in ``Set`` order."""
     members: set[Element] = set()
     children: dict[Element, set[Path]] = {}
-    for path in paths:
+    for path in paused(paths, len(paths)):
         if len(path) == 1:
             members.add(path[0])
         elif path:
@@ -185,7 +186,8 @@ def _emit(members: set[Element], children: dict[Element, set[Path]], *, include_
     tree: dict[str, Any] = {}
     if include_self and (members or children):
         tree["."] = {}
-    for element in sorted(members | set(children), key=element_order):
+    elements = sorted_in_slices(members | set(children), key=element_order)
+    for element in paused(elements, len(elements)):
         below = children.get(element)
         if below is None:
             tree[_serialized(element)] = {}
@@ -197,7 +199,7 @@ def _emit(members: set[Element], children: dict[Element, set[Path]], *, include_
 def _subtree(paths: set[Path], *, include_self: bool) -> dict[str, Any]:
     members: set[Element] = set()
     children: dict[Element, set[Path]] = {}
-    for path in paths:
+    for path in paused(paths, len(paths)):
         if len(path) == 1:
             members.add(path[0])
         else:
@@ -215,7 +217,7 @@ def decode_fields(fields: Any) -> frozenset[Path]:
 def _decode(fields: Any, prefix: Path, out: set[Path]) -> None:
     if not isinstance(fields, dict):
         return
-    for key, child in fields.items():
+    for key, child in paused(fields.items(), len(fields)):
         if key == "." or not isinstance(key, str):
             if key == "." and prefix:
                 out.add(prefix)

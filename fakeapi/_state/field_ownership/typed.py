@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi._patching.slices import paused
 from fakeapi._state.field_ownership.fieldpath import Element, FieldSet, Path, frozen, path_text
 from fakeapi._state.field_ownership.schema import DEDUCED, Atom, ListType, MapType
 
@@ -146,7 +147,7 @@ def _validate(
         assert list_type is not None
         child = list_type.element or DEDUCED
         seen: set[Element] = set()
-        for index, item in enumerate(value):
+        for index, item in paused(enumerate(value), len(value)):
             if list_type.atomic:
                 _validate(item, child, f"{where}[{index}]", errors, depth + 1, declared_only=declared_only)
                 continue
@@ -163,7 +164,7 @@ def _validate(
     elif shape == "map" and isinstance(value, dict):
         map_type = atom.map
         assert map_type is not None
-        for key, item in value.items():
+        for key, item in paused(value.items(), len(value)):
             child, declared = _field_atom(map_type, key)
             if declared_only and not declared and map_type.element is None:
                 errors.append(f"{where}.{key}: field not declared in schema")
@@ -202,7 +203,7 @@ def _to_set(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
                 duplicates.add(element)
             seen.add(element)
         child = list_type.element or DEDUCED
-        for element, item in elements:
+        for element, item in paused(elements, len(elements)):
             if element not in duplicates:
                 _to_set(item, child, (*path, element), out)
                 out.add((*path, element))
@@ -214,7 +215,7 @@ def _to_set(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
         return
     if not isinstance(value, dict):
         return
-    for key, item in value.items():
+    for key, item in paused(value.items(), len(value)):
         child, declared = _field_atom(map_type, key)
         below = (*path, ("f", key))
         _to_set(item, child, below, out)
@@ -303,10 +304,10 @@ def _compare_shape(shape: str, lhs: Any, rhs: Any, atom: Atom, path: Path, out: 
     if map_type.atomic or (not left_map and not right_map):
         return _leaf(lhs, rhs, path, out)
     left_map, right_map = left_map or {}, right_map or {}
-    for key, item in left_map.items():
+    for key, item in paused(left_map.items(), len(left_map)):
         child, _ = _field_atom(map_type, key)
         _compare(item, right_map.get(key, ABSENT), child, (*path, ("f", key)), out)
-    for key, item in right_map.items():
+    for key, item in paused(right_map.items(), len(right_map)):
         if key not in left_map:
             child, _ = _field_atom(map_type, key)
             _compare(ABSENT, item, child, (*path, ("f", key)), out)
@@ -321,7 +322,8 @@ def _compare_items(list_type: ListType, lhs: list[Any], rhs: list[Any], path: Pa
     for element, item in _elements(list_type, rhs, path):
         right.setdefault(element, []).append(item)
     child = list_type.element or DEDUCED
-    for element in [*left, *(element for element in right if element not in left)]:
+    elements = [*left, *(element for element in right if element not in left)]
+    for element in paused(elements, len(elements)):
         before, after = left.get(element, []), right.get(element, [])
         below = (*path, element)
         if len(before) <= 1 and len(after) <= 1:
@@ -366,7 +368,8 @@ def merge(lhs: Any, rhs: Any, atom: Atom, path: Path = ()) -> Any:
         return rhs if rhs is not ABSENT else lhs
     left_map, right_map = left_map or {}, right_map or {}
     merged: dict[str, Any] = {}
-    for key in [*left_map, *(key for key in right_map if key not in left_map)]:
+    keys = [*left_map, *(key for key in right_map if key not in left_map)]
+    for key in paused(keys, len(keys)):
         child, _ = _field_atom(map_type, key)
         value = merge(left_map.get(key, ABSENT), right_map.get(key, ABSENT), child, (*path, ("f", key)))
         if value is not ABSENT:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi._patching.slices import paused
 from fakeapi._state.schema.structural import Node, Schema, compiled, fresh, replaced_items
 
 __all__ = ["apply_defaults", "drop_nulls_without_defaults"]
@@ -37,7 +38,7 @@ def _nulls_dropped(value: Any, node: Node) -> Any:
         return value
     result: dict[str, Any] | None = None
     properties = node.properties
-    for key, item in value.items():
+    for key, item in paused(value.items(), len(value)):
         if item is None:
             child = properties.get(key, node.extra)
             if child is None or child.nullable or child.default is not None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi._patching.goencode import encode
+from fakeapi._patching.slices import paused
 from fakeapi._state.schema.structural import Node, Schema, compiled
 from fakeapi._state.validation import field as field_errors
 
@@ -47,10 +48,10 @@ def list_type_errors(obj: dict[str, Any], schema: Schema | None) -> list[field_e
 
 def _walk_object(obj: dict[str, Any], node: Node, path: str, errors: list[field_errors.FieldError]) -> None:
     if node.extra is not None:
-        for key, value in obj.items():
+        for key, value in paused(obj.items(), len(obj)):
             _walk(value, node.extra, field_errors.key(path, key), errors)
     if node.properties:
-        for key, value in obj.items():
+        for key, value in paused(obj.items(), len(obj)):
             prop = node.properties.get(key)
             if prop is not None:
                 _walk(value, prop, field_errors.child(path, key), errors)
@@ -70,7 +71,7 @@ def _walk_list(items: list[Any], node: Node, path: str, errors: list[field_error
     elif list_type == "map":
         errors.extend(_map_errors(items, node.raw, path))
     if node.items is not None:
-        for position, item in enumerate(items):
+        for position, item in paused(enumerate(items), len(items)):
             _walk(item, node.items, field_errors.index(path, position), errors)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi._patching.slices import paused
 from fakeapi._state.schema.embedded import coerce_embedded, known_object_meta
 from fakeapi._state.schema.structural import Node, Schema, compiled, key_path
 
@@ -74,7 +75,7 @@ def _pruned(value: Any, node: Node | None, path: str, out: list[str]) -> Any:
 def _pruned_dict(value: dict[str, Any], node: Node, path: str, out: list[str], *, embedded: bool) -> dict[str, Any]:
     result: dict[str, Any] | None = None
     properties = node.properties
-    for key, item in value.items():
+    for key, item in paused(value.items(), len(value)):
         if embedded and key in _TYPE_META_AND_METADATA:
             continue
         if key in properties:
@@ -102,7 +103,7 @@ def _pruned_list(value: list[Any], items: Node | None, path: str, out: list[str]
     if items is not None and items.prune_inert:
         return value
     result: list[Any] | None = None
-    for index, item in enumerate(value):
+    for index, item in paused(enumerate(value), len(value)):
         if isinstance(item, (dict, list)):
             pruned = _pruned(item, items, f"{path}[{index}]", out)
             if pruned is not item:

@@ -19,6 +19,7 @@ from typing import Any
 
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
+from fakeapi._patching.slices import paused
 from fakeapi._state.schema.embedded_validation import validate_embedded
 from fakeapi._state.schema.formats import check_format, supported_format
 from fakeapi._state.schema.messages import field, go_float, invalid, too_long, too_many, type_invalid
@@ -258,7 +259,7 @@ def _check_list(value: list[Any], node: Node, path: str, causes: list[Cause], ol
     schema = node.raw
     items = node.items
     if items is not None:
-        for index, item in enumerate(value):
+        for index, item in paused(enumerate(value), len(value)):
             _validate_value(item, items, f"{path}[{index}]", causes, _correlated_item(schema, item, old))
     size = len(value)
     min_items = schema.get("minItems")
@@ -332,7 +333,7 @@ def _check_object(
     properties = node.properties
     extra = node.extra
     if extra is not None:
-        for key, item in value.items():
+        for key, item in paused(value.items(), count):
             if key not in properties:
                 _validate_value(item, extra, f"{path}.{key}", causes, _old_key(old, key, root))
     for name, prop in properties.items():

@@ -23,11 +23,13 @@ client can observe of it, reproduced here from the kind's struct (:mod:`.structs
 from __future__ import annotations
 
 import base64
+import operator
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from fakeapi._patching.slices import paused, sorted_in_slices
 from fakeapi._state.typed.quantities import QuantityError, canonical_quantity
 from fakeapi._state.typed.structs import GoStructs
 from fakeapi._state.typed.zeros import is_empty, zero
@@ -60,6 +62,9 @@ class TypedError(ValueError):
 class TypedObject:
     value: dict[str, Any]
     unknown: list[str] = field(default_factory=list)
+
+
+_key_of_item = operator.itemgetter(0)  # a map's keys are distinct: its items sort by key alone
 
 
 def decode_typed(structs: GoStructs, struct: str, obj: dict[str, Any]) -> TypedObject:
@@ -120,7 +125,7 @@ class TypedDecoder:
         known = self.structs.fields_by_name(struct)
         name = struct.rsplit(".", 1)[-1]
         decoded: dict[str, Any] = {}
-        for key, item in obj.items():
+        for key, item in paused(obj.items(), len(obj)):
             entry = known.get(key)
             if entry is None:
                 self.strict(f"{path}.{key}" if path else key)
@@ -159,14 +164,20 @@ class TypedDecoder:
                 self.type_error(_kind(item), target, fields, owner)
                 return None
             element = shape[2:]
-            return [self.value(element, entry, fields, f"{path}[{index}]", owner) for index, entry in enumerate(item)]
+            return [
+                self.value(element, entry, fields, f"{path}[{index}]", owner)
+                for index, entry in paused(enumerate(item), len(item))
+            ]
         if shape.startswith("map["):
             if not isinstance(item, dict):
                 self.type_error(_kind(item), target, fields, owner)
                 return None
             element = shape[shape.index("]") + 1 :]
-            decoded = {key: self.value(element, entry, fields, f"{path}.{key}", owner) for key, entry in item.items()}
-            return dict(sorted(decoded.items()))
+            decoded = {
+                key: self.value(element, entry, fields, f"{path}.{key}", owner)
+                for key, entry in paused(item.items(), len(item))
+            }
+            return dict(sorted_in_slices(decoded.items(), key=_key_of_item))
         return self._scalar(shape, target, item, fields, owner)
 
     def _scalar(self, shape: str, target: str, item: Any, fields: tuple[str, ...], owner: str) -> Any:

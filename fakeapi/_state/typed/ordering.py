@@ -21,6 +21,7 @@ import functools
 import itertools
 from typing import Any
 
+from fakeapi._patching.slices import paused, sorted_in_slices
 from fakeapi._state.typed.structs import GoField, GoStructs, go_structs
 from fakeapi._state.typed.zeros import SELF_ENCODING, is_struct, zero
 
@@ -51,7 +52,7 @@ def sorted_deeply(value: Any) -> Any:
             return value
         keys = list(value)
         changed: dict[str, Any] | None = None
-        for key in keys:
+        for key in paused(keys, len(keys)):
             child = value[key]
             if child and isinstance(child, (dict, list)):
                 sorted_child = sorted_deeply(child)
@@ -59,14 +60,14 @@ def sorted_deeply(value: Any) -> Any:
                     if changed is None:
                         changed = {}
                     changed[key] = sorted_child
-        ordered = sorted(keys)
+        ordered = sorted_in_slices(keys)
         if changed is None and ordered == keys:
             return value
         found = changed or {}
-        return {key: found.get(key, value[key]) for key in ordered}
+        return {key: found.get(key, value[key]) for key in paused(ordered, len(ordered))}
     if isinstance(value, list):
-        out = [sorted_deeply(item) for item in value]
-        return value if all(a is b for a, b in zip(out, value, strict=True)) else out
+        out = [sorted_deeply(item) for item in paused(value, len(value))]
+        return value if all(a is b for a, b in paused(zip(out, value, strict=True), len(out))) else out
     return value
 
 
@@ -200,23 +201,24 @@ class _Layout:
                 item
                 if old is not None and item is old[index]
                 else self.value(element_layout, element_inner, item, old[index] if old is not None else None)
-                for index, item in enumerate(value)
+                for index, item in paused(enumerate(value), len(value))
             ]
-            return value if all(a is b for a, b in zip(out, value, strict=True)) else out
+            return value if all(a is b for a, b in paused(zip(out, value, strict=True), len(out))) else out
         if layout == _MAP:
             if not isinstance(value, dict):
                 return value
             element_layout, element_inner = self._shape(inner)
             keys = list(value)
-            ordered = keys if all(a <= b for a, b in itertools.pairwise(keys)) else sorted(keys)
+            in_order = all(a <= b for a, b in paused(itertools.pairwise(keys), len(keys)))
+            ordered = keys if in_order else sorted_in_slices(keys)
             stored: dict[str, Any] = previous if isinstance(previous, dict) else {}
             items = {
                 key: value[key]
                 if element_layout == _AS_IS or value[key] is stored.get(key)
                 else self.value(element_layout, element_inner, value[key], stored.get(key))
-                for key in ordered
+                for key in paused(ordered, len(ordered))
             }
-            same = ordered is keys and all(items[key] is value[key] for key in keys)
+            same = ordered is keys and all(items[key] is value[key] for key in paused(keys, len(keys)))
             return value if same else items
         return value
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fakeapi._patching.slices import paused
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError
 from fakeapi._state.validation.names import is_config_map_key, is_dns1123_label, is_dns1123_subdomain, is_port_name
@@ -72,12 +73,12 @@ def validate_config_map(config_map: Obj) -> list[FieldError]:
     data = _dict(config_map.get("data"))
     binary = _dict(config_map.get("binaryData"))
     total = 0
-    for key, value in data.items():
+    for key, value in paused(data.items(), len(data)):
         errors += [field.invalid(f"data[{key}]", key, problem) for problem in is_config_map_key(key)]
         if key in binary:
             errors.append(field.invalid(f"data[{key}]", key, "duplicate of key present in binaryData"))
         total += len(str(value).encode())
-    for key, value in binary.items():
+    for key, value in paused(binary.items(), len(binary)):
         errors += [field.invalid(f"binaryData[{key}]", key, problem) for problem in is_config_map_key(key)]
         total += _decoded_size(value)
     if total > MAX_SECRET_SIZE:
@@ -101,7 +102,7 @@ def validate_secret(secret: Obj) -> list[FieldError]:
     errors: list[FieldError] = []
     data = _dict(secret.get("data"))
     total = 0
-    for key, value in data.items():
+    for key, value in paused(data.items(), len(data)):
         errors += [field.invalid(f"data[{key}]", key, problem) for problem in is_config_map_key(key)]
         total += _decoded_size(value)
     if total > MAX_SECRET_SIZE:

@@ -17,6 +17,7 @@ from typing import Any
 from fakeapi._patching.godecode import normalize
 from fakeapi._patching.goencode import encode
 from fakeapi._patching.gostrconv import quote
+from fakeapi._patching.slices import paused
 from fakeapi._state.validation import field
 from fakeapi._state.validation.field import FieldError, Printed
 from fakeapi._state.validation.names import (
@@ -121,7 +122,7 @@ def validate_immutable(new: Any, old: Any, path: str, go_type: str = "") -> list
 def validate_labels(labels: Mapping[str, Any], path: str) -> list[FieldError]:
     """``ValidateLabels``: each key a qualified name, each value a label value."""
     errors: list[FieldError] = []
-    for key, value in labels.items():
+    for key, value in paused(labels.items(), len(labels)):
         errors.extend(field.invalid(path, key, problem) for problem in is_qualified_name(key))
         if isinstance(value, str):
             errors.extend(field.invalid(path, value, problem) for problem in is_label_value(value))
@@ -132,7 +133,7 @@ def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[Fiel
     """``ValidateAnnotations``: keys (lower-cased) are qualified names; keys and values total 256 KiB."""
     errors: list[FieldError] = []
     total = 0
-    for key, value in annotations.items():
+    for key, value in paused(annotations.items(), len(annotations)):
         errors.extend(field.invalid(path, key, problem) for problem in is_qualified_name(key.lower()))
         total += len(key.encode()) + len(str(value).encode())
     if total > ANNOTATIONS_TOTAL_LIMIT:
