@@ -181,6 +181,7 @@ def explore(
     kubeconfig: str | Path | None = None,
     progress: Progress | bool | None = None,
     accept_sample: bool = False,
+    reproduce: int = 3,
 ) -> Exploration:
     """Explore ``target`` and return the verdict (``.verdict``, ``.holds``, ``.assert_holds()``, ``.report()``).
 
@@ -193,7 +194,10 @@ def explore(
     "unknown" unless a violation was found); ``kubeconfig`` runs against a real cluster instead of fakeapi.
     ``progress``: a callable given the :class:`Exploration` after every schedule, ``False`` for nothing;
     by default the command line's progress display on stderr when it is a terminal. Every phase is also
-    logged on the ``scenarios`` logger (INFO). Callable from sync and async code (it runs its own event
+    logged on the ``scenarios`` logger (INFO). An operator process without the engine's agent
+    (``Operator(..., agent=False)``) is sampled whatever is asked, and a violation it shows is replayed
+    ``reproduce`` times with fresh processes: it is reported as violated only if a replay violates
+    the same checks again (docs/scenarios-operators.md). Callable from sync and async code (it runs its own event
     loop, in a thread if one is running).
     """
     settings = Settings(
@@ -208,6 +212,7 @@ def explore(
         max_runs=max_runs,
         replay_hint=replay_hint,
         accept_sample=accept_sample,
+        reproduce=reproduce,
     )
     display = ProgressDisplay(enabled=progress is None and sys.stderr.isatty())
     report = progress if callable(progress) else display.update if display.enabled else None
