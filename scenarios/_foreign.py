@@ -124,7 +124,14 @@ class ForeignPool:
     """Starts the replicas of a foreign operator, each a subprocess with its own kubeconfig."""
 
     def __init__(
-        self, operator: Operator, workdir: Path, *, activity: Activity, started: Started, mark: Callable[[], int], timeout: float
+        self,
+        operator: Operator,
+        workdir: Path,
+        *,
+        activity: Activity,
+        started: Started,
+        mark: Callable[[], int],
+        timeout: float,
     ) -> None:
         self.operator = operator
         self.workdir = workdir

@@ -155,7 +155,7 @@ class ReplicaSteps:
         except ReplicaGone:
             await self._replica_exited(name)
 
-    async def _settle_link(self, link: ReplicaLink) -> None:
+    async def _settle_link(self, link: ReplicaLink | ForeignLink) -> None:
         """Rounds of: the server quiet, the replica waiting, the server quiet again; another round when
         the server answered a request of the replica meanwhile without holding it (discovery and other
         non-resource paths pass the gate), since the replica then has an input to act on."""

@@ -51,7 +51,10 @@ def claim(guard: str) -> Scenario:
         agent=False,
         effects=(
             WriteEffect(
-                "complete", "events", verb="create", key="{object[involvedObject][namespace]}/{object[involvedObject][name]}"
+                "complete",
+                "events",
+                verb="create",
+                key="{object[involvedObject][namespace]}/{object[involvedObject][name]}",
             ),
         ),
         environment={"CLAIM_GUARD": guard},
@@ -156,8 +159,10 @@ def test_command_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mo
     assert "use --schedules N, not --exhaustive" in capsys.readouterr().err
 
     status = main(
-        ["run", target, "--variant", "none", "--operator", command, "--foreign", "--replicas", "2"]
-        + ["--schedules", "4", "--reproduce", "2", "--no-progress"]
+        [
+            *("run", target, "--variant", "none", "--operator", command, "--foreign", "--replicas", "2"),
+            *("--schedules", "4", "--reproduce", "2", "--no-progress"),
+        ]
     )
     out = capsys.readouterr().out
     assert status == 1, out
