@@ -12,6 +12,9 @@ Crashes follow docs/scenarios-crash-model.md, with a real death: SIGKILL before 
 leaves, or from the server's callback once a write has run and before its answer is sent; the
 restart is a fresh process from the launcher that lists and watches again. A replica whose process
 ends on its own (kopf stops on a fatal error) is recorded as an actor error and stays down.
+
+A replica may also be any process without the engine's agent (:mod:`scenarios._foreign`): the same
+steps, with its waiting judged by a quiet period of real time and its clock never moved.
 """
 
 from __future__ import annotations
