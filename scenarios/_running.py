@@ -112,6 +112,8 @@ def scenario(
     ``operator`` (:class:`Operator`: a ``kopf run`` command line and a replica count) races the
     operator you ship, unmodified: each replica is a process of its own running kopf, and its
     requests, watch events and timers are steps like an actor's (docs/scenarios-operators.md).
+    With ``agent=False`` it is any process (a Go binary, ``node controller.js``): sampled, its
+    violations replayed before they count, never "holds" (same document, "Any operator process").
     ``default_checks=False`` judges runs by ``checks`` alone, without the lost-update and
     resourceVersion checks every scenario gets otherwise.
     """
