@@ -291,8 +291,7 @@ class Engine(ReplicaSteps):
         try:
             for actor in self.scenario.actors:
                 await self._start_actor(self._runtimes[actor.name])
-            for name in self.replica_names:
-                await self.start_replica(self._runtimes[name])
+            await self.start_replicas_of_run()
             previous: str | None = None
             while True:
                 options, pending = self._options()

@@ -29,6 +29,12 @@ from scenarios._schedules import Shard
 
 __all__ = ["Exploration", "Settings"]
 
+_REAL_TIME = (
+    "the operator's processes run without the engine's agent: the engine cannot know when they wait (it takes "
+    "them as waiting after a quiet period of real time) and their time is real, so a run is not a function of "
+    "its schedule"
+)
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -49,6 +55,9 @@ class Settings:
     max_runs: int | None = None
     replay_hint: Callable[[str, str | None], list[str]] | None = None
     accept_sample: bool = False
+    reproduce: int = 3
+    """How often a violation of an operator process without the engine's agent is replayed before it is
+    reported (it is, when at least one replay violates the same checks again)."""
 
 
 @dataclass
@@ -78,8 +87,20 @@ class Exploration:
     last: RunRecord | None = None
     sample: SampleCoverage | None = None
     """What a random sample covered (distinct schedules, the space's estimated size); None otherwise."""
+    reproductions: int = 0
+    reproduced: int = 0
+    """For an operator process without the engine's agent: how many replays of the violating schedule
+    ran, and how many violated the same checks again."""
+    unconfirmed: RunRecord | None = None
+    """Such a process's violating run that no replay reproduced: reported, but not a counterexample."""
     phase: str = "exploring"
     """What the search is doing now: ``exploring``, ``fewer faults: at most K``, ``shrinking``, ``done``."""
+
+    @property
+    def foreign(self) -> bool:
+        """The operator's replicas are processes without the engine's agent: idleness and time are real."""
+        operator = self.scenario.operator
+        return operator is not None and not operator.agent
 
     @property
     def violated(self) -> bool:
@@ -112,12 +133,22 @@ class Exploration:
         """``holds``, ``violated: <kinds>`` or ``unknown: <why>``."""
         if self.counterexample is not None:
             kinds = sorted({violation.kind for violation in self.counterexample.violations})
+            if self.foreign:
+                return f"violated: {', '.join(kinds)} (reproduced {self.reproduced} of {self.reproductions} replays; {_REAL_TIME})"
             return "violated: " + ", ".join(kinds)
         reasons = self._unknown_because()
         return "unknown: " + "; ".join(reasons) if reasons else "holds"
 
     def _unknown_because(self) -> list[str]:
         reasons = []
+        if self.unconfirmed is not None:
+            kinds = ", ".join(sorted({violation.kind for violation in self.unconfirmed.violations}))
+            reasons.append(
+                f"schedule {self.unconfirmed.schedule_id} violated {kinds} once, but none of its "
+                f"{self.reproductions} replays did (reproduced 0 of {self.reproductions})"
+            )
+        if self.foreign:
+            reasons.append(_REAL_TIME)
         if self.runs == 0:
             reasons.append("no schedule was judged")
         if self.mode == "replay":
@@ -164,10 +195,20 @@ class Exploration:
             + (
                 self.run_report()
                 if self.counterexample is not None
+                else self._unconfirmed_report()
+                if self.unconfirmed is not None
                 else render_flags(
                     self.flags, "Fragile preconditions seen (no schedule broke the claim, but one may tomorrow)"
                 )
             )
+        )
+
+    def _unconfirmed_report(self) -> str:
+        """A foreign process's violation that no replay reproduced: shown, marked as such."""
+        assert self.unconfirmed is not None
+        return (
+            f"A violation seen once and not reproduced in {self.reproductions} replays (not a counterexample):\n\n"
+            + render_run(self.scenario, self.unconfirmed, [], self.mutation)
         )
 
     def run_report(self) -> str:
@@ -262,6 +303,11 @@ def _header(exploration: Exploration) -> str:
             f"the counterexample has {plural(faults, 'fault')}; whether fewer suffice was not settled "
             "(the search was cut short, or only one shard was explored)"
         )
+    if exploration.foreign:
+        lines.append(
+            f"reproduced {exploration.reproduced} of {exploration.reproductions} replays of schedule "
+            f"{exploration.schedule_id} with fresh processes; not shrunk (a shrink's replays would be as uncertain)"
+        )
     if exploration.found_as and exploration.found_as != exploration.schedule_id:
         lines.append(
             f"found as schedule {exploration.found_as}, shrunk to {exploration.schedule_id} "
@@ -282,7 +328,7 @@ def _describe_scope(exploration: Exploration) -> str:
     )
     operator = scenario.operator
     if operator is not None:
-        replicas = f"{plural(operator.replicas, 'replica')} of kopf run {' '.join(operator.command)}" + (
+        replicas = f"{plural(operator.replicas, 'replica')} of {operator.describe_command()}" + (
             f" ({plural(operator.restarts, 'restart')} each)" if "crash" in scenario.faults else ""
         )
         actors = f"{actors}, {replicas}" if actors else replicas
@@ -315,6 +361,8 @@ def _describe_scope(exploration: Exploration) -> str:
         searched += f", shard {settings.shard.index + 1} of {settings.shard.count} only"
     if not exploration.complete:
         end = f"cut short at the budget of {settings.max_runs} runs"
+    elif exploration.foreign and (exploration.counterexample or exploration.unconfirmed) and not settings.keep_going:
+        end = f"stopped at the first violation, then replayed it {exploration.reproductions} times"
     elif exploration.counterexample is not None and not settings.keep_going:
         end = "stopped once the counterexample was certain"
     elif exploration.mode == "random":

@@ -95,6 +95,13 @@ class _Search:
 
     def __init__(self, engine: Engine, scenario: Scenario, settings: Settings, progress: Progress | None) -> None:
         exhaustive = scenario.exhaustive if settings.exhaustive is None else settings.exhaustive
+        foreign = scenario.operator is not None and not scenario.operator.agent
+        if foreign and settings.exhaustive:
+            raise ValueError(
+                "an operator process without the engine's agent is sampled, not searched exhaustively: its idleness "
+                "and its time are real, so a run is not a function of its schedule (use --schedules N)"
+            )
+        exhaustive = exhaustive and not foreign
         mode = "replay" if settings.replay is not None else "exhaustive" if exhaustive else "random"
         self.engine = engine
         self.settings = settings
@@ -114,7 +121,9 @@ class _Search:
         else:
             await self._random()
         result.untested = self.coverage.untested()
-        if self.best is not None:
+        if self.best is not None and result.foreign:
+            await self._reproduce(self.best)
+        elif self.best is not None:
             result.found_as = result.found_as or self.best.schedule_id
             best = self.best
             if self.settings.shrink and result.mode != "replay":
@@ -125,6 +134,24 @@ class _Search:
         self._phase("done")
         _LOG.info("%s: %s", result.scenario.title, result.verdict)
         return result
+
+    async def _reproduce(self, found: RunRecord) -> None:
+        """Replay a foreign process's violating schedule with fresh processes: it counts as a
+        counterexample only if some replay violates the same checks again (docs/scenarios-operators.md)."""
+        result = self.result
+        result.found_as = found.schedule_id
+        kinds = {violation.kind for violation in found.violations}
+        self._phase(f"reproducing: {self.settings.reproduce} replays of {found.schedule_id}")
+        indices = [choice.index for choice in found.choices]
+        for _ in range(self.settings.reproduce):
+            run = await _judged(self.engine, Replay(indices, lenient=True))
+            result.reproductions += 1
+            if run.violations and {violation.kind for violation in run.violations} >= kinds:
+                result.reproduced += 1
+        if result.reproduced:
+            result.counterexample = found
+        else:
+            result.unconfirmed = found
 
     def _phase(self, phase: str) -> None:
         """Name what the search does now: the log says so at once, the progress callback with the next
@@ -158,8 +185,10 @@ class _Search:
         assert self.settings.replay is not None
         replay = parse_replay_id(self.settings.replay)
         replay.check_scenario(self.engine.fingerprint)
-        run = await _judged(self.engine, Replay(replay.indices))
-        replay.check_run(run.digest, [step.option.describe() for step in run.steps])
+        foreign = self.result.foreign
+        run = await _judged(self.engine, Replay(replay.indices, lenient=foreign))
+        if not foreign:  # a foreign process may take other steps: the replays' count says how often
+            replay.check_run(run.digest, [step.option.describe() for step in run.steps])
         self._account(run)
 
     def _out_of_budget(self) -> bool:

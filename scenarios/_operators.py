@@ -70,6 +70,13 @@ class Operator:
     Each replica survives ``restarts`` crashes. ``service_account`` (``namespace/name``) is whom
     the replicas' requests authenticate as (by default a user named after the replica).
     ``environment`` is added to each replica's environment, as a Deployment's ``env`` would be.
+
+    ``agent=False``: ``command`` is the whole command line of any process (``("node",
+    "controller.js")``, a Go binary), started as it is with ``KUBECONFIG`` naming its own
+    kubeconfig. Without the engine's agent in it, the engine takes it as waiting once ``quiet``
+    seconds of real time went by without a request, its time is real, and its runs are sampled
+    (docs/scenarios-operators.md, "Any operator process"). Its effects are :class:`WriteEffect`
+    only (nothing wraps its functions).
     """
 
     command: tuple[str, ...]
@@ -79,6 +86,8 @@ class Operator:
     service_account: str = ""
     name: str = "replica"
     environment: Mapping[str, str] = field(default_factory=dict)
+    agent: bool = True
+    quiet: float = 0.2
     paths: tuple[str, ...] = field(init=False)
     modules: tuple[str, ...] = field(init=False)
     options: tuple[str, ...] = field(init=False)
@@ -86,12 +95,26 @@ class Operator:
     def __post_init__(self) -> None:
         if self.replicas < 1:
             raise ValueError(f"an operator needs at least one replica, not {self.replicas}")
+        if not self.agent:
+            self._foreign()
+            return
         paths, modules, options = _split(self.command)
         if not paths and not modules:
             raise ValueError(f"kopf run needs a path or -m MODULE: {' '.join(self.command)!r}")
         object.__setattr__(self, "paths", tuple(os.path.abspath(path) for path in paths))
         object.__setattr__(self, "modules", modules)
         object.__setattr__(self, "options", options)
+
+    def _foreign(self) -> None:
+        if not self.command:
+            raise ValueError("a foreign operator needs a command line")
+        if self.call_effects:
+            raise ValueError("a foreign process has no agent to wrap its functions: declare WriteEffects only")
+        if self.quiet <= 0:
+            raise ValueError(f"the quiet period is a positive number of seconds, not {self.quiet}")
+        object.__setattr__(self, "paths", ())
+        object.__setattr__(self, "modules", ())
+        object.__setattr__(self, "options", tuple(self.command))
 
     @property
     def replica_names(self) -> tuple[str, ...]:
@@ -108,7 +131,14 @@ class Operator:
     def describe(self) -> list[Any]:
         """What of it decides a run's options (for the scenario's fingerprint)."""
         environment = sorted(self.environment.items())
-        return [list(self.command), self.replicas, self.restarts, self.service_account, self.name, environment]
+        described = [list(self.command), self.replicas, self.restarts, self.service_account, self.name, environment]
+        return described if self.agent else [*described, "foreign", self.quiet]
+
+    def describe_command(self) -> str:
+        """How reports name what the replicas run."""
+        if self.agent:
+            return f"kopf run {' '.join(self.command)}"
+        return f"the process {' '.join(self.command)} (no agent: taken as waiting after {self.quiet:g} s of real time without a request)"
 
 
 def _split(command: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

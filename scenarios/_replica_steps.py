@@ -12,6 +12,9 @@ Crashes follow docs/scenarios-crash-model.md, with a real death: SIGKILL before 
 leaves, or from the server's callback once a write has run and before its answer is sent; the
 restart is a fresh process from the launcher that lists and watches again. A replica whose process
 ends on its own (kopf stops on a fatal error) is recorded as an actor error and stays down.
+
+A replica may also be any process without the engine's agent (:mod:`scenarios._foreign`): the same
+steps, with its waiting judged by a quiet period of real time and its clock never moved.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi import GateDecision
 from scenarios._actors import Actor, ActorRuntime, TickContext
+from scenarios._foreign import ForeignLink, ForeignPool
 from scenarios._gating import EngineStuck, Held
 from scenarios._model import ActorError, Effect, ObjectKey, Option, Step
 from scenarios._operators import ANY_VALUE, json_pointer_get
@@ -58,8 +62,8 @@ class ReplicaSteps:
     def init_replicas(self) -> None:
         operator = self.scenario.operator
         self.replica_names: tuple[str, ...] = operator.replica_names if operator is not None else ()
-        self.links: dict[str, ReplicaLink] = {}
-        self.pool: ReplicaPool | None = None
+        self.links: dict[str, ReplicaLink | ForeignLink] = {}
+        self.pool: ReplicaPool | ForeignPool | None = None
         self._replica_kubeconfigs: dict[str, Path] = {}
 
     async def start_replicas(self, workdir: Path) -> None:
@@ -72,6 +76,18 @@ class ReplicaSteps:
             self._replica_kubeconfigs[name] = self.server.kubeconfig(
                 workdir / f"{name}.kubeconfig", token=name, service_account=account
             )
+        if not operator.agent:
+            for path in self._replica_kubeconfigs.values():
+                _skip_tls_verify_over_http(path)
+            self.pool = ForeignPool(
+                operator,
+                workdir,
+                activity=self._activity,
+                started=self._sent_since,
+                mark=self._last_sequence,
+                timeout=self.settle_timeout,
+            )
+            return
         self.pool = ReplicaPool(
             operator,
             workdir,
@@ -98,6 +114,21 @@ class ReplicaSteps:
             for name in self.replica_names
         }
 
+    async def start_replicas_of_run(self) -> None:
+        """A run's first incarnations: a foreign operator's processes are all started at once (each
+        request they send waits at the gate, so their start-ups may overlap), then each is settled."""
+        if isinstance(self.pool, ForeignPool):
+            names = self.replica_names
+            launched = await asyncio.gather(
+                *(self.pool.launch(name, 0, self._replica_kubeconfigs[name], self._elapsed) for name in names)
+            )
+            self.links.update(zip(names, launched, strict=True))
+            for name in names:
+                await self.settle_replica(name)
+            return
+        for name in self.replica_names:
+            await self.start_replica(self._runtimes[name])
+
     async def start_replica(self, runtime: ActorRuntime) -> None:
         assert self.pool is not None
         name = runtime.actor.name
@@ -114,6 +145,11 @@ class ReplicaSteps:
         try:
             await asyncio.wait_for(self._settle_link(link), self.settle_timeout)
         except TimeoutError:
+            if isinstance(link, ForeignLink):
+                raise EngineStuck(
+                    f"replica {name} kept sending requests for {self.settle_timeout:g} s without a quiet period "
+                    f"of {link.quiet:g} s; its log: {link.log}"
+                ) from None
             raise EngineStuck(
                 f"replica {name} did not come to wait within {self.settle_timeout:g} s: a thread of it may "
                 "be blocked on a held request (sync handlers that call the API from kopf's executor), or "
@@ -122,7 +158,7 @@ class ReplicaSteps:
         except ReplicaGone:
             await self._replica_exited(name)
 
-    async def _settle_link(self, link: ReplicaLink) -> None:
+    async def _settle_link(self, link: ReplicaLink | ForeignLink) -> None:
         """Rounds of: the server quiet, the replica waiting, the server quiet again; another round when
         the server answered a request of the replica meanwhile without holding it (discovery and other
         non-resource paths pass the gate), since the replica then has an input to act on."""
@@ -133,6 +169,22 @@ class ReplicaSteps:
             await loop_quiet()
             if not self._answered_since(link.name, mark):
                 return
+
+    def _activity(self) -> tuple[int, int, int]:
+        """What a foreign replica's work would change: the last request's number, the requests held,
+        the watch events held back."""
+        held = sum(len(queue) for queue in self.conductor.held.values())
+        events = sum(len(valve.waiting) for valves in self.conductor.valves.values() for valve in valves)
+        return self._last_sequence(), held, events
+
+    def _sent_since(self, name: str, mark: int) -> bool:
+        """Whether ``name`` sent a request numbered above ``mark``."""
+        for entry in reversed(self.server.journal.entries):
+            if entry.sequence <= mark:
+                return False
+            if entry.actor == name:
+                return True
+        return False
 
     def _last_sequence(self) -> int:
         entries = self.server.journal.entries
@@ -150,10 +202,11 @@ class ReplicaSteps:
     async def _replica_exited(self, name: str) -> None:
         """The process ended without the engine killing it: an error of the replica, which stays down."""
         runtime = self._runtimes[name]
+        log = self._replica_log(name)
         self._bury(name)
         if self.pool is not None:
             await self.pool.kill(name)
-        last = self._replica_log(name).read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+        last = log.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
         self._record.errors.append(
             ActorError(name, runtime.incarnation, 0, runtime.last_step, f"the process exited: {last[0][:200]}")
         )
@@ -291,6 +344,18 @@ class ReplicaSteps:
             self._record.effects.append(
                 Effect(effect.name, key, step.actor, step.incarnation, runtime.ticks_done, step.number)
             )
+
+
+def _skip_tls_verify_over_http(path: Path) -> None:
+    """A foreign process's kubeconfig for a plain-http server says ``insecure-skip-tls-verify``:
+    @kubernetes/client-node refuses an http server without it (there is no TLS to verify either way)."""
+    import yaml
+
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for cluster in config.get("clusters") or []:
+        if str(cluster.get("cluster", {}).get("server", "")).startswith("http:"):
+            cluster["cluster"]["insecure-skip-tls-verify"] = True
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
 
 
 def _held_order(held: Held) -> tuple[str, str, str, str]:

@@ -229,7 +229,7 @@ def _replicas(scenario: Scenario) -> list[str]:
     operator = scenario.operator
     if operator is None:
         return []
-    return [f"{', '.join(operator.replica_names)} (replicas of kopf run {' '.join(operator.command)})"]
+    return [f"{', '.join(operator.replica_names)} (replicas of {operator.describe_command()})"]
 
 
 def _mermaid(scenario: Scenario, run: RunRecord) -> str:

@@ -112,6 +112,8 @@ def scenario(
     ``operator`` (:class:`Operator`: a ``kopf run`` command line and a replica count) races the
     operator you ship, unmodified: each replica is a process of its own running kopf, and its
     requests, watch events and timers are steps like an actor's (docs/scenarios-operators.md).
+    With ``agent=False`` it is any process (a Go binary, ``node controller.js``): sampled, its
+    violations replayed before they count, never "holds" (same document, "Any operator process").
     ``default_checks=False`` judges runs by ``checks`` alone, without the lost-update and
     resourceVersion checks every scenario gets otherwise.
     """
@@ -181,6 +183,7 @@ def explore(
     kubeconfig: str | Path | None = None,
     progress: Progress | bool | None = None,
     accept_sample: bool = False,
+    reproduce: int = 3,
 ) -> Exploration:
     """Explore ``target`` and return the verdict (``.verdict``, ``.holds``, ``.assert_holds()``, ``.report()``).
 
@@ -193,7 +196,10 @@ def explore(
     "unknown" unless a violation was found); ``kubeconfig`` runs against a real cluster instead of fakeapi.
     ``progress``: a callable given the :class:`Exploration` after every schedule, ``False`` for nothing;
     by default the command line's progress display on stderr when it is a terminal. Every phase is also
-    logged on the ``scenarios`` logger (INFO). Callable from sync and async code (it runs its own event
+    logged on the ``scenarios`` logger (INFO). An operator process without the engine's agent
+    (``Operator(..., agent=False)``) is sampled whatever is asked, and a violation it shows is replayed
+    ``reproduce`` times with fresh processes: it is reported as violated only if a replay violates
+    the same checks again (docs/scenarios-operators.md). Callable from sync and async code (it runs its own event
     loop, in a thread if one is running).
     """
     settings = Settings(
@@ -208,6 +214,7 @@ def explore(
         max_runs=max_runs,
         replay_hint=replay_hint,
         accept_sample=accept_sample,
+        reproduce=reproduce,
     )
     display = ProgressDisplay(enabled=progress is None and sys.stderr.isatty())
     report = progress if callable(progress) else display.update if display.enabled else None

@@ -5,7 +5,9 @@ Exit status: 0 when the claim holds (every schedule of a complete search), 1 whe
 found (the report is printed), 2 on bad usage (unknown scenario, variant, fault, a schedule id that
 is malformed or belongs to another scenario or engine version), 3 when the verdict is unknown (a
 random sample without a violation, unless --accept-sample; the search stopped at --max-runs; only
-one --shard was explored; a replayed schedule that no longer violates; a check never put to the test).
+one --shard was explored; a replayed schedule that no longer violates; a check never put to the test;
+an operator process without the engine's agent, ``--foreign``, whose violation no replay reproduced
+or which showed none).
 """
 
 from __future__ import annotations
@@ -49,11 +51,12 @@ examples:
   python -m scenarios run NAME --exhaustive --shard 1/2 --summary s1.json   # one part of a split search
   python -m scenarios merge s1.json s2.json                                  # the verdict of all parts
   python -m scenarios run tests.claims:JOBS --operator "handlers.py --standalone -A" --replicas 2 --schedules 50
+  python -m scenarios run tests.claims:JOBS --operator "node controller.js" --foreign --replicas 2 --schedules 20
 
 exit status: 0 the claim holds (a complete search found no violation), or a sample without a violation
 was accepted with --accept-sample; 1 a violation was found; 2 bad usage; 3 unknown (a random sample,
-stopped at --max-runs, one --shard only, a replay that no longer violates, or a check never put to the
-test). A split search holds when `merge` of every shard's --summary says so.
+stopped at --max-runs, one --shard only, a replay that no longer violates, a check never put to the
+test, or a --foreign operator without a reproduced violation). A split search holds when `merge` of every shard's --summary says so.
 """
 
 
@@ -149,6 +152,23 @@ def _parser() -> argparse.ArgumentParser:
         "command and keeps its declared effects and environment (docs/scenarios-operators.md)",
     )
     run.add_argument(
+        "--foreign",
+        action="store_true",
+        help="--operator COMMAND is the whole command line of any process (a Go binary, 'node controller.js'), "
+        "not kopf run's arguments: each replica is started as it is, with KUBECONFIG naming its own kubeconfig. "
+        "Without the engine's agent inside, a replica counts as waiting after a quiet period of real time without "
+        "a request, and its time is real: runs are sampled (never 'holds', exit 3 without a violation), and a "
+        "violation is reported only if a replay of its schedule reproduced it (--reproduce)",
+    )
+    run.add_argument(
+        "--reproduce",
+        type=int,
+        default=3,
+        metavar="N",
+        help="replay a violation of a --foreign operator N times with fresh processes; it is reported, with how "
+        "many reproduced it, when at least one did (default 3)",
+    )
+    run.add_argument(
         "--replicas",
         type=int,
         metavar="N",
@@ -206,6 +226,12 @@ def _replay_hint(args: argparse.Namespace) -> Any:
             parts += ["--faults", args.faults]
         if args.max_faults is not None:
             parts += ["--max-faults", str(args.max_faults)]
+        if args.operator is not None:
+            parts += ["--operator", shlex.quote(args.operator)]
+        if args.replicas is not None:
+            parts += ["--replicas", str(args.replicas)]
+        if args.foreign:
+            parts.append("--foreign")
         if mutation == "plain":
             parts.append("--plain")
         elif mutation:
@@ -265,17 +291,19 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         )
     elif args.plain:
         scenario = replace(scenario, objects=tuple(plain_objects(list(scenario.objects), scenario.derive)))
-    if args.operator is not None or args.replicas is not None:
-        scenario = replace(scenario, operator=_operator(scenario.operator, args.operator, args.replicas))
+    if args.operator is not None or args.replicas is not None or args.foreign:
+        scenario = replace(
+            scenario, operator=_operator(scenario.operator, args.operator, args.replicas, foreign=args.foreign)
+        )
     return scenario
 
 
-def _operator(operator: Operator | None, command: str | None, replicas: int | None) -> Operator:
-    """The scenario's operator with the command line's command and replica count."""
+def _operator(operator: Operator | None, command: str | None, replicas: int | None, *, foreign: bool) -> Operator:
+    """The scenario's operator with the command line's command, replica count and kind of process."""
     if command is None and operator is None:
-        raise ValueError("--replicas needs an operator: the scenario has none, name one with --operator")
+        raise ValueError("--replicas and --foreign need an operator: the scenario has none, name one with --operator")
     if operator is None:
-        return Operator(tuple(shlex.split(command or "")), replicas=replicas or 2)
+        return Operator(tuple(shlex.split(command or "")), replicas=replicas or 2, agent=not foreign)
     return Operator(
         tuple(shlex.split(command)) if command is not None else operator.command,
         replicas=replicas or operator.replicas,
@@ -284,6 +312,8 @@ def _operator(operator: Operator | None, command: str | None, replicas: int | No
         service_account=operator.service_account,
         name=operator.name,
         environment=operator.environment,
+        agent=operator.agent and not foreign,
+        quiet=operator.quiet,
     )
 
 
@@ -304,6 +334,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         max_runs=args.max_runs,
         replay_hint=_replay_hint(args),
         accept_sample=args.accept_sample,
+        reproduce=args.reproduce,
     )
 
 
@@ -313,6 +344,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         scenario = _scenario(args)
         settings = _settings(args)
+        if settings.exhaustive and scenario.operator is not None and not scenario.operator.agent:
+            raise ValueError("a --foreign operator is sampled, not searched: use --schedules N, not --exhaustive")
     except (LookupError, ValueError, ScheduleError) as error:
         print(f"python -m scenarios run: error: {error}", file=sys.stderr)
         return 2
