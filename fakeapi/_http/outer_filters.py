@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from aiohttp import hdrs, web
 from aiohttp.web_protocol import RequestHandler
+from multidict import CIMultiDict
 
 __all__ = ["AUDIT_ID", "ApiserverRequest", "audit_ids", "request_factory"]
 
@@ -53,7 +54,39 @@ class ApiserverRequest(web.BaseRequest):
         if not headers.get(AUDIT_ID):
             headers[AUDIT_ID] = self.audit_id
         headers.setdefault(hdrs.CACHE_CONTROL, _CACHE_CONTROL)
+        _in_go_order(headers)
         await super()._prepare_hook(response)
+
+
+# What Go's server writes after the handler's headers, in its order (``extraHeader.Write``).
+_GO_AFTER_HANDLER = (hdrs.CONNECTION, hdrs.TRANSFER_ENCODING, hdrs.DATE, hdrs.CONTENT_LENGTH)
+
+
+def canonical_header_name(name: str) -> str:
+    """``textproto.CanonicalMIMEHeaderKey``: each dash-separated word capitalised, the rest lower case."""
+    return "-".join(word[:1].upper() + word[1:].lower() for word in name.split("-"))
+
+
+def _in_go_order(headers: CIMultiDict[str]) -> None:
+    """Go writes a handler's headers sorted by their canonical names (``Header.WriteSubset``), then the
+    ones its server adds itself; aiohttp writes them in the order they were set."""
+    trailing = [(name, headers.getall(name)) for name in _GO_AFTER_HANDLER if name in headers]
+    handler = sorted(
+        (
+            (canonical_header_name(name), value)
+            for name, value in headers.items()
+            if name.lower() not in _GO_AFTER_NAMES
+        ),
+        key=lambda item: item[0],
+    )
+    headers.clear()
+    headers.extend(handler)
+    for name, values in trailing:
+        for value in values:
+            headers.add(name, value)
+
+
+_GO_AFTER_NAMES = frozenset(name.lower() for name in _GO_AFTER_HANDLER)
 
 
 def request_factory(server: web.Server, new_audit_id: Callable[[], str]) -> Callable[..., web.BaseRequest]:

@@ -94,3 +94,30 @@ def test_audit_ids_replay_with_the_seed() -> None:
 
     assert first == second
     assert all(str(uuid.UUID(value)) == value for value in first)
+
+
+@pytest.mark.parametrize(
+    ("path", "names"),
+    [
+        (
+            "/api/v1/namespaces/default/configmaps/kube-root-ca.crt",
+            ["Audit-Id", "Cache-Control", "Content-Type", "Date", "Content-Length"],
+        ),
+        (
+            "/api/v1/namespaces/default/configmaps/missing",
+            ["Audit-Id", "Cache-Control", "Content-Type", "Date", "Content-Length"],
+        ),
+        (
+            "/api/v1/componentstatuses",
+            ["Audit-Id", "Cache-Control", "Content-Type", "Warning", "Date", "Content-Length"],
+        ),
+        (
+            "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1",
+            ["Audit-Id", "Cache-Control", "Content-Type", "Transfer-Encoding", "Date"],
+        ),
+    ],
+)
+def test_headers_come_in_gos_order(server: FakeAPIServer, path: str, names: list[str]) -> None:
+    """The handler's headers sorted by canonical name, then the server's own (docs/http-limits.md)."""
+    response = ask(server, path, admin(server))
+    assert [name for name, _ in response.getheaders()] == names
