@@ -39,8 +39,9 @@ from fakeapi._http.keys import (
     STREAM,
     VALVE,
 )
-from fakeapi._http.outer_filters import audit_ids
+from fakeapi._http.outer_filters import FILTER_HEADERS, audit_ids
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
+from fakeapi._http.priority_and_fairness import classification_headers
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
 from fakeapi._http.responses import error_response, wants_pretty, warn_first
 from fakeapi._http.routing import dispatch
@@ -99,6 +100,8 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     entry = _begin_entry(request, state, info, user)
     if refusal is not None:
         return _answered(request, entry, refusal, state, started)
+    if user is not None:
+        request[FILTER_HEADERS] = classification_headers(state.flow_classifier, info, user, request.method)
     after_commit = _AS_USUAL
     if state.gate is not None and info.is_resource_request:
         gated = await _consult_gate(request, state, info, entry)
