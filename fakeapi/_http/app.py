@@ -24,7 +24,7 @@ from typing import TypedDict
 
 from aiohttp import HttpVersion11, web
 
-from fakeapi._http.authentication import USER, User, request_attributes
+from fakeapi._http.authentication import ANONYMOUS, USER, User, request_attributes
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.impersonation import ImpersonationError, impersonate
@@ -176,6 +176,13 @@ def _authenticate(
         user = state.authentication.authenticate(
             request.headers, info, request.path, request.method, request.query, _client_certificate(request, state)
         )
+    except APIError as refusal:
+        if refusal.code == 403:
+            # ``token_auth`` without RBAC refuses an anonymous request here in the authorizer's stead;
+            # the authorizer runs after priority and fairness, so the refusal is classified.
+            request[FILTER_HEADERS] = classification_headers(state.flow_classifier, info, ANONYMOUS, request.method)
+        return None, error_response(refusal, pretty=pretty, accept=request.headers.get("Accept"))
+    try:
         user = impersonate(request.headers, user, state.authorization.decide)
     except APIError as refusal:
         return None, error_response(refusal, pretty=pretty, accept=request.headers.get("Accept"))

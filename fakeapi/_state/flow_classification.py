@@ -9,7 +9,8 @@ object has no uid. ``startRequest`` takes the first FlowSchema that matches, by 
 ``rule.go``: a subject (user, group or service account, ``*`` for any), then for a resource
 request a resource rule (verbs, API groups, resources with their subresource as ``pods/status``,
 namespaces, or cluster scope for a request without a namespace) and for any other a
-non-resource rule (verbs and URLs, where ``/x/*`` and ``/x/`` match everything below ``/x/``).
+non-resource rule (verbs and URLs: ``*``, the path itself, or a path below it: ``/livez`` and
+``/livez/*`` both cover ``/livez/ping``).
 
 The objects are read from the store as they are: a FlowSchema written a moment ago classifies the
 next request (upstream's informer is a little later). The sorted sequence is kept until either
