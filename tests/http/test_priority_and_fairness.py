@@ -51,11 +51,18 @@ def fresh_server() -> Iterator[FakeAPIServer]:
 
 
 def send(
-    server: FakeAPIServer, path: str, token: str | None = None, *, method: str = "GET", body: Any = None
+    server: FakeAPIServer,
+    path: str,
+    token: str | None = None,
+    *,
+    method: str = "GET",
+    body: Any = None,
+    extra: dict[str, str] | None = None,
 ) -> tuple[http.client.HTTPResponse, Any]:
     url = urlsplit(server.url)
     connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=10)
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    headers.update(extra or {})
     payload = None
     if body is not None:
         payload = json.dumps(body).encode()
@@ -199,6 +206,26 @@ def test_a_probe_path_covers_the_paths_below_it(server: FakeAPIServer) -> None:
     response, _ = send(server, "/livezz", robot)
     assert response.status == 404
     assert classified(response) == expect(server, "service-accounts", "workload-low")
+
+
+def test_the_user_impersonated_is_the_one_classified(server: FakeAPIServer) -> None:
+    node = {"Impersonate-User": "system:node:worker-1", "Impersonate-Group": "system:nodes"}
+
+    response, _ = send(server, "/api/v1/nodes", admin(server), extra=node)
+    assert response.status == 200
+    assert classified(response) == expect(server, "system-node-high", "node-high")
+    response, _ = send(server, "/api/v1/namespaces/default/pods", admin(server), extra=node)
+    assert classified(response) == expect(server, "system-nodes", "system")
+
+
+def test_a_refused_impersonation_is_not_classified() -> None:
+    with threaded_server(token_auth=True, authorization="RBAC") as server:
+        robot = account(server, "default", "robot")
+        response, body = send(server, "/api/v1/nodes", robot, extra={"Impersonate-User": "someone"})
+
+        assert response.status == 403
+        assert "cannot impersonate" in body["message"]
+        assert classified(response) == (None, None)
 
 
 def test_a_watch_is_classified(server: FakeAPIServer) -> None:
