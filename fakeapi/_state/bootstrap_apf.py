@@ -9,8 +9,9 @@ Every one carries the annotation ``apf.kubernetes.io/autoupdate-spec: "true"``. 
 controller then sets each FlowSchema's ``Dangling`` condition (:mod:`fakeapi._state.flowcontrol_status`,
 run by the kinds' strategies as the objects are written).
 
-The objects are kept as data in ``bootstrap_flowcontrol/``, one file per list of ``default.go``,
-so a later release's configuration replaces them file by file. They are read and checked once;
+The objects are kept as data in ``bootstrap_flowcontrol/``, one file per list of ``default.go``, as
+1.32 has them; a later release whose list differs has its own file in a directory named after it
+(``1.34/``, which drops two suggested FlowSchemas). They are read and checked once per release;
 every boot decodes fresh copies.
 """
 
@@ -51,24 +52,24 @@ def _checked(item: dict[str, Any], kind: str, file_name: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _load() -> bytes:
-    """The configuration as one JSON array: read and checked once, decoded into fresh objects on every boot."""
+def _load(kube_version: str) -> bytes:
+    """A release's configuration as one JSON array: read and checked once, decoded afresh on every boot."""
+    directory = resources.files("fakeapi._state").joinpath("bootstrap_flowcontrol")
     objects: list[dict[str, Any]] = []
     for kind, file_name in CONFIGURATION_FILES:
-        text = (
-            resources.files("fakeapi._state").joinpath("bootstrap_flowcontrol", file_name).read_text(encoding="utf-8")
-        )
+        own = directory.joinpath(kube_version, file_name)
+        text = (own if own.is_file() else directory.joinpath(file_name)).read_text(encoding="utf-8")
         objects.extend(_checked(item, kind, file_name) for item in yaml.safe_load(text)["items"])
     return orjson.dumps(objects)
 
 
-def configuration_objects() -> list[dict[str, Any]]:
-    """Every object of the bootstrap configuration, in the order the hook creates them (fresh copies)."""
-    objects: list[dict[str, Any]] = orjson.loads(_load())
+def configuration_objects(kube_version: str) -> list[dict[str, Any]]:
+    """Every object of a release's bootstrap configuration, in the order the hook creates them (fresh copies)."""
+    objects: list[dict[str, Any]] = orjson.loads(_load(kube_version))
     return objects
 
 
 def bootstrap_apf(store: Store) -> None:
-    """Create the configuration in ``store``, as the producer does on a new cluster."""
-    for obj in configuration_objects():
+    """Create the configuration of the store's release in ``store``, as the producer does on a new cluster."""
+    for obj in configuration_objects(store.registry.kube_version):
         store.create(builtin_type(_GROUP, "v1", obj["kind"]), "", obj, manager=PRODUCER)

@@ -414,3 +414,15 @@ def test_kubectl_shows_what_a_new_cluster_shows(tmp_path: Path) -> None:
         [prefix + "workload-high", "Limited", "40", "128", "6", "50"],
         [prefix + "workload-low", "Limited", "100", "128", "6", "50"],
     ]
+
+
+@pytest.mark.parametrize(
+    ("kube_version", "dropped"),
+    [("1.33", set()), ("1.34", {"endpoint-controller", "workload-leader-election"})],
+)
+def test_each_release_boots_its_own_configuration(kube_version: str, dropped: set[str]) -> None:
+    with threaded_server(token_auth=True, kube_version=kube_version) as server:
+        schemas, levels = uids(server)
+
+        assert set(schemas) == set(NEW_CLUSTER_FLOW_SCHEMAS) - dropped
+        assert len(levels) == 8
