@@ -11,7 +11,8 @@ whose rules matches (:mod:`fakeapi._state.flow_rules`).
 The objects are read from the store as they are: a FlowSchema written a moment ago classifies the
 next request (upstream's informer is a little later). The compiled sequence is kept while the
 store's revision stays the same, and past a write while both resources' stored objects are the
-same ones (stored objects are never changed in place, so identity says whether they changed).
+same ones (stored objects are never changed in place, so identity says whether they changed);
+with it, the answers given for up to 4096 distinct request digests.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = ["Classification", "FlowClassifier", "RequestDigest"]
 GROUP = "flowcontrol.apiserver.k8s.io"
 EXEMPT = "exempt"
 CATCH_ALL = "catch-all"
+_ANSWERS_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -70,15 +72,23 @@ class FlowClassifier:
         self._buckets: tuple[dict[Any, Any], dict[Any, Any]] = ({}, {})
         self._seen: tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]] = ((), ())
         self._sequence: tuple[_Schema, ...] = ()
+        # The answers for the requests seen since the sequence was built: tests repeat the same few.
+        self._answers: dict[RequestDigest, Classification] = {}
 
     def classify(self, digest: RequestDigest) -> Classification:
         sequence = self._current_sequence()
-        for schema in sequence:
-            for rule in schema.rules:
-                if rule.matches(digest):
-                    return schema.classification
-        # Unreachable with the mandatory catch-all last (it matches every user); as upstream, fall back to it.
-        return sequence[-1].classification
+        known = self._answers.get(digest)
+        if known is not None:
+            return known
+        # Unreachable without a match with the mandatory catch-all last (it matches every user); as
+        # upstream, the fallback is the catch-all.
+        found = next(
+            (schema for schema in sequence if any(rule.matches(digest) for rule in schema.rules)), sequence[-1]
+        )
+        if len(self._answers) >= _ANSWERS_KEPT:
+            self._answers.clear()
+        self._answers[digest] = found.classification
+        return found.classification
 
     def _current_sequence(self) -> tuple[_Schema, ...]:
         store = self._store
@@ -96,6 +106,7 @@ class FlowClassifier:
         if not (self._sequence and _same(schemas, seen_schemas) and _same(levels, seen_levels)):
             self._sequence = _sequence(schemas, levels)
             self._seen = (schemas, levels)
+            self._answers = {}
         self._revision = store.revision
         self._buckets = (schema_bucket, level_bucket)
         return self._sequence
