@@ -24,7 +24,7 @@ from typing import TypedDict
 
 from aiohttp import HttpVersion11, web
 
-from fakeapi._http.authentication import USER, User, request_attributes
+from fakeapi._http.authentication import ANONYMOUS, USER, User, request_attributes
 from fakeapi._http.compression import compress_answer
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
@@ -40,8 +40,9 @@ from fakeapi._http.keys import (
     STREAM,
     VALVE,
 )
-from fakeapi._http.outer_filters import audit_ids
+from fakeapi._http.outer_filters import FILTER_HEADERS, audit_ids
 from fakeapi._http.patching import PANIC_MESSAGE, ApiserverPanic
+from fakeapi._http.priority_and_fairness import classification_headers
 from fakeapi._http.requestinfo import RequestInfo, parse_request_info
 from fakeapi._http.responses import error_response, wants_pretty, warn_first
 from fakeapi._http.routing import dispatch
@@ -100,6 +101,8 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     entry = _begin_entry(request, state, info, user)
     if refusal is not None:
         return _answered(request, entry, refusal, state, started)
+    if user is not None:
+        request[FILTER_HEADERS] = classification_headers(state.flow_classifier, info, user, request.method)
     after_commit = _AS_USUAL
     if state.gate is not None and info.is_resource_request:
         gated = await _consult_gate(request, state, info, entry)
@@ -177,6 +180,13 @@ def _authenticate(
         user = state.authentication.authenticate(
             request.headers, info, request.path, request.method, request.query, _client_certificate(request, state)
         )
+    except APIError as refusal:
+        if refusal.code == 403:
+            # ``token_auth`` without RBAC refuses an anonymous request here in the authorizer's stead;
+            # the authorizer runs after priority and fairness, so the refusal is classified.
+            request[FILTER_HEADERS] = classification_headers(state.flow_classifier, info, ANONYMOUS, request.method)
+        return None, error_response(refusal, pretty=pretty, accept=request.headers.get("Accept"))
+    try:
         user = impersonate(request.headers, user, state.authorization.decide)
     except APIError as refusal:
         return None, error_response(refusal, pretty=pretty, accept=request.headers.get("Accept"))

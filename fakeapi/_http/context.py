@@ -19,6 +19,7 @@ from fakeapi._http.webhook_client import WebhookClient
 from fakeapi._http.webhook_transport import HttpsTransport
 from fakeapi._state.admission import AdmissionChain, WebhookCaller, enabled_plugins
 from fakeapi._state.clock import Clock
+from fakeapi._state.flow_classification import FlowClassifier
 from fakeapi._state.journal import DEFAULT_BODY_LIMIT, DEFAULT_MAX_BYTES, Journal
 from fakeapi._state.releases import DEFAULT_KUBE_VERSION
 from fakeapi._state.store import Store
@@ -172,6 +173,7 @@ class ServerState:
             token_auth=self.config.token_auth, store=self.store, authorizing=self.config.authorization == "RBAC"
         )
         self.authorization = Authorization(self.config.authorization, self.store)
+        self.flow_classifier = FlowClassifier(self.store)
         self.admission.decide = self.authorization.decide
         self.gate: Gate | None = None
         # CRD conversion webhooks are called through the admission webhooks' client, and reach a

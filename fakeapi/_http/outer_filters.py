@@ -22,11 +22,13 @@ from aiohttp import hdrs, web
 from aiohttp.web_protocol import RequestHandler
 from multidict import CIMultiDict
 
-__all__ = ["AUDIT_ID", "ApiserverRequest", "audit_ids", "request_factory"]
+__all__ = ["AUDIT_ID", "FILTER_HEADERS", "ApiserverRequest", "audit_ids", "request_factory"]
 
 AUDIT_ID = "Audit-Id"
 _REQUEST_AUDIT_ID = "Audit-ID"
 _CACHE_CONTROL = "no-cache, private"
+# Headers a filter further in set before the handler ran (priority and fairness's), for whatever answer follows.
+FILTER_HEADERS: web.RequestKey[tuple[tuple[str, str], ...]] = web.RequestKey("fakeapi_filter_headers", tuple)
 
 
 def audit_ids(seed: int) -> Callable[[], str]:
@@ -54,6 +56,8 @@ class ApiserverRequest(web.BaseRequest):
         if not headers.get(AUDIT_ID):
             headers[AUDIT_ID] = self.audit_id
         headers.setdefault(hdrs.CACHE_CONTROL, _CACHE_CONTROL)
+        for name, value in self.get(FILTER_HEADERS, ()):
+            headers[name] = value
         _in_go_order(headers)
         await super()._prepare_hook(response)
 

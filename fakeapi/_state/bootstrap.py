@@ -9,6 +9,8 @@ A kube-apiserver, on an empty etcd, writes (docs/bootstrap.md):
   ``scheduling/bootstrap-system-priority-classes`` post-start hook);
 * the bootstrap RBAC policy (the ``rbac/bootstrap-roles`` post-start hook,
   :mod:`fakeapi._state.bootstrap_policy`);
+* the API Priority and Fairness configuration (the ``priority-and-fairness-config-producer``
+  post-start hook, :mod:`fakeapi._state.bootstrap_apf`), written as its producer writes it;
 * once it serves, the ``default/kubernetes`` Service that points at itself, and its Endpoints and
   EndpointSlice, as the endpoint reconciler writes them
   (``pkg/controlplane/controller/kubernetesservice/controller.go``,
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._state.bootstrap_apf import bootstrap_apf
 from fakeapi._state.bootstrap_policy import bootstrap_policy
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -63,7 +66,8 @@ _SERVICE_PORT = 443
 
 
 def bootstrap(store: Store) -> None:
-    """The namespaces, PriorityClasses and RBAC policy of a new cluster (what needs no listening port)."""
+    """The namespaces, PriorityClasses, RBAC policy and APF configuration of a new cluster (what needs no
+    listening port)."""
     for name in SYSTEM_NAMESPACES:
         store.create(
             store.registry.namespaces,
@@ -86,6 +90,7 @@ def bootstrap(store: Store) -> None:
             manager=APISERVER,
         )
     bootstrap_policy(store, APISERVER)
+    bootstrap_apf(store)
 
 
 def publish_kubernetes_service(store: Store, address: str, port: int) -> None:

@@ -303,5 +303,13 @@ async def test_priority_and_fairness_objects(client: RawClient) -> None:
         "metadata": {"name": "workload"},
         "spec": {"priorityLevelConfiguration": {"name": "workload"}},
     }
-    answer = await created(client, "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", schema)
-    assert answer["spec"]["matchingPrecedence"] == 1000
+    reply = await client.post("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", schema)
+    assert reply.status == 201, reply.body
+    assert reply.json()["spec"]["matchingPrecedence"] == 1000
+    assert reply.json()["status"] == {}
+    # The config controller then writes its Dangling condition (docs/priority-and-fairness.md).
+    again = (await client.get("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/workload")).json()
+    assert again["spec"] == reply.json()["spec"]
+    assert [(c["type"], c["status"], c["reason"]) for c in again["status"]["conditions"]] == [
+        ("Dangling", "False", "Found")
+    ]

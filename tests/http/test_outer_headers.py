@@ -96,24 +96,27 @@ def test_audit_ids_replay_with_the_seed() -> None:
     assert all(str(uuid.UUID(value)) == value for value in first)
 
 
+PF = ["X-Kubernetes-Pf-Flowschema-Uid", "X-Kubernetes-Pf-Prioritylevel-Uid"]
+
+
 @pytest.mark.parametrize(
     ("path", "names"),
     [
         (
             "/api/v1/namespaces/default/configmaps/kube-root-ca.crt",
-            ["Audit-Id", "Cache-Control", "Content-Type", "Date", "Content-Length"],
+            ["Audit-Id", "Cache-Control", "Content-Type", *PF, "Date", "Content-Length"],
         ),
         (
             "/api/v1/namespaces/default/configmaps/missing",
-            ["Audit-Id", "Cache-Control", "Content-Type", "Date", "Content-Length"],
+            ["Audit-Id", "Cache-Control", "Content-Type", *PF, "Date", "Content-Length"],
         ),
         (
             "/api/v1/componentstatuses",
-            ["Audit-Id", "Cache-Control", "Content-Type", "Warning", "Date", "Content-Length"],
+            ["Audit-Id", "Cache-Control", "Content-Type", "Warning", *PF, "Date", "Content-Length"],
         ),
         (
             "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1",
-            ["Audit-Id", "Cache-Control", "Content-Type", "Transfer-Encoding", "Date"],
+            ["Audit-Id", "Cache-Control", "Content-Type", *PF, "Transfer-Encoding", "Date"],
         ),
     ],
 )
