@@ -97,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Run the fake apiserver in memory until Ctrl-C or SIGTERM (exit code 0). When it is ready it prints "
             "one line, 'fakeapi serving on URL'; if it cannot start it prints the reason on stderr and exits "
-            "with code 2."
+            "with code 2. By default it accepts any bearer token as naming its user (in system:masters); "
+            "--token-auth refuses a token it did not issue with 401, as kube-apiserver does."
         ),
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
@@ -119,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
         default="token",
         help=(
             "what the --kubeconfig authenticates with: admin's bearer token (the default) or, with --tls, a "
-            "client certificate for admin in system:masters signed by the server's CA, as kind's kubeconfig has"
+            "client certificate signed by the server's CA for kind's kubernetes-admin, in kubeadm:cluster-admins "
+            "and system:masters"
         ),
     )
     serve.add_argument(
@@ -157,9 +159,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help=(
             "accept only bearer tokens this server issued (admin's, in the kubeconfig, and one per --actor), "
-            "answering 401 Unauthorized otherwise, and 403 to requests without a token but for /healthz, "
-            "/livez, /readyz and /version; without it every request is allowed and a bearer token only names "
-            "the actor"
+            "answering 401 Unauthorized otherwise, as kube-apiserver answers a token it does not know, and 403 "
+            "to requests without a token but for /healthz, /livez, /readyz and /version. Without it (the "
+            "default) any bearer token is accepted: it names a user in system:masters (the journal's actor), "
+            "and TokenReview and 'kubectl auth whoami' say the same; a test that must catch a bad token needs "
+            "--token-auth"
         ),
     )
     serve.add_argument(

@@ -64,6 +64,7 @@ from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
 from fakeapi.errors import APIError
 
 __all__ = [
+    "CERTIFICATE_ADMIN",
     "DEFAULT_BODY_LIMIT",
     "DEFAULT_HEADER_TIMEOUT",
     "DEFAULT_HISTORY_BYTES",
@@ -91,6 +92,11 @@ __all__ = [
     "new_event_loop",
     "parse_kube_version",
 ]
+
+CERTIFICATE_ADMIN = ("kubernetes-admin", ("kubeadm:cluster-admins", "system:masters"))
+"""Who a certificate kubeconfig authenticates as by default: the user and group of kind's (kubeadm
+1.29 and later's ``admin.conf``), and ``system:masters``, since the ClusterRoleBinding kubeadm gives
+that group is not among what kube-apiserver writes at boot (docs/authentication.md)."""
 
 _LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
 # How often the real-time controller loop of ``fakeapi serve`` looks for new writes.
@@ -910,12 +916,13 @@ class FakeAPIServer:
         It authenticates with a bearer token (:meth:`token_for` of ``token``, or of ``admin``, with
         the identity ``user``/``groups`` or ``service_account="namespace/name"`` if given), never a
         username and password, and with ``tls`` it carries the server's CA. ``certificate`` (with
-        ``tls``) writes a client certificate instead, as kind's kubeconfig has one: for ``user``
-        (``admin`` in ``system:masters`` by default) in ``groups``.
+        ``tls``) writes a client certificate instead, as kind's kubeconfig has one: for ``user`` in
+        ``groups`` (by default kind's ``kubernetes-admin`` in ``kubeadm:cluster-admins``, and in
+        ``system:masters``, docs/authentication.md).
         """
         credentials: dict[str, Any]
         if certificate:
-            name, member_of = (user, tuple(groups)) if user else ("admin", ("system:masters",))
+            name, member_of = (user, tuple(groups)) if user else CERTIFICATE_ADMIN
             cert, key = self.client_certificate(name, member_of)
             credentials = {
                 "client-certificate-data": base64.b64encode(cert).decode(),
