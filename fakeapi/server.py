@@ -58,6 +58,7 @@ from fakeapi._state.simulation import (
     parse_controllers,
 )
 from fakeapi._state.simulation.kubelet_endpoints import ExecResult, KubeletEndpoints
+from fakeapi._state.simulation.wall_clock import WallClockFollower
 from fakeapi._state.store import StoreSnapshot
 from fakeapi._state.typed import GoStructs
 from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
@@ -322,6 +323,7 @@ class FakeAPIServer:
         self._settled_restore: tuple[StoreSnapshot, Simulation, StoreSnapshot] | None = None
         self._stepped = False
         self._controller_task: asyncio.Task[None] | None = None
+        self._follower: WallClockFollower | None = None
         self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
         """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
         self.configured_controllers: dict[str, Any] = {"controllers": controllers, "nodes": nodes, "outcomes": outcomes}
@@ -367,6 +369,7 @@ class FakeAPIServer:
             await asyncio.sleep(_CONTROLLER_POLL_SECONDS)
 
     async def stop(self) -> None:
+        self._stop_following()
         if self._controller_task is not None:
             self._controller_task.cancel()
             self._controller_task = None
@@ -674,6 +677,7 @@ class FakeAPIServer:
             self._state.kubelet = (
                 KubeletEndpoints((n.name for n in options.nodes), options.outcomes) if kubelet else None
             )
+            self._stop_following()
             if not enabled:
                 if self._simulation is not None:
                     self._simulation.stop()
@@ -693,6 +697,7 @@ class FakeAPIServer:
 
     def _restart_controllers(self) -> None:
         """After a restore: the fake clock back at its start, the controllers acting on the new state."""
+        self._stop_following()
         if self._state.kubelet is not None:
             self._state.kubelet.clear()
         if self._simulation is None:
@@ -724,6 +729,36 @@ class FakeAPIServer:
             self._simulation.advance(self._fake_time, seconds)
 
         self._call(advance_now)
+
+    def follow_wall_clock(self, speed: float = 1.0) -> None:
+        """Let the fake clock move with the wall clock, ``speed`` times as fast, the controllers acting
+        after every write and whenever a step falls due, for an operator that runs in the background
+        (docs/cluster-defaults.md). It goes on until :meth:`stop_following_wall_clock`, a restore, a
+        reset or new controllers (the pytest fixture's next test); :meth:`advance` still works meanwhile."""
+
+        def start() -> None:
+            if self._simulation is None or self._fake_time is None or self._stepped:
+                raise RuntimeError(
+                    "follow_wall_clock() needs simulated controllers on the fake clock, not stepped: "
+                    "FakeAPIServer(controllers=...) or @pytest.mark.fakeapi(controllers=...)"
+                )
+            if self._loop is None:
+                raise RuntimeError("follow_wall_clock() needs a serving server: start it first")
+            follower = WallClockFollower(self._simulation, self._fake_time, self._state.errors, speed)
+            self._stop_following()
+            self._follower = follower
+            follower.start(self._loop)
+
+        self._call(start)
+
+    def stop_following_wall_clock(self) -> None:
+        """The fake clock stands still again until :meth:`advance` moves it."""
+        self._call(self._stop_following)
+
+    def _stop_following(self) -> None:
+        if self._follower is not None:
+            self._follower.stop()
+            self._follower = None
 
     def append_log(self, pod: str, *lines: str, container: str = "", namespace: str = "default") -> None:
         """The running container ``container`` of ``pod`` (its only one when not named) writes ``lines``

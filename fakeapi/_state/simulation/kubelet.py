@@ -15,7 +15,8 @@ A pod goes through these writes, each at the instant on the server's clock when 
    containers), PodReadyToStartContainers False;
 2. started: the image pulled (or found present), each container created and started (the
    ``Pulling``/``Pulled``/``Created``/``Started`` Events), Running; init containers are taken to
-   complete at once;
+   complete at once; a container whose outcome ``starts after`` some seconds waits
+   ``ContainerCreating`` until then (the pull and the create take that long);
 3. as its :mod:`outcome <fakeapi._state.simulation.outcomes>` says: a container that exits is
    ``terminated`` (``Completed``, ``Error`` or ``OOMKilled``); under ``restartPolicy: Always`` (or
    ``OnFailure`` after a failure) it restarts at once the first time, then waits in
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
-from fakeapi._state.simulation.images import image_id, invalid_image_message, normalized_image
+from fakeapi._state.simulation.images import image_id, invalid_image_message, normalized_image, pull_error
 from fakeapi._state.simulation.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._state.simulation.outcomes import Outcome, outcome_for
 from fakeapi._state.simulation.pod_termination import terminate, terminating, termination_due
@@ -138,7 +139,7 @@ def _container_due(pod: dict[str, Any], entry: dict[str, Any], outcome: Outcome,
     if "waiting" in state:
         reason = state["waiting"].get("reason")
         if reason in ("ContainerCreating", "PodInitializing"):
-            return started
+            return started + outcome.start_after
         if reason == "ErrImagePull":
             return started + IMAGE_PULL_BACKOFF_AFTER
         if reason == "CrashLoopBackOff":
@@ -302,11 +303,7 @@ def _step(
             events.append(("Warning", "Failed", "Error: InvalidImageName", name))
             return {**entry, "state": {"waiting": {"reason": "InvalidImageName", "message": invalid}}}
         if outcome.image_pull_failure:
-            reference = normalized_image(image)
-            error = (
-                f'rpc error: code = NotFound desc = failed to pull and unpack image "{reference}": '
-                f'failed to resolve reference "{reference}": {reference}: not found'
-            )
+            error = pull_error(image)
             events.append(("Normal", "Pulling", f'Pulling image "{image}"', name))
             events.append(("Warning", "Failed", f'Failed to pull image "{image}": {error}', name))
             events.append(("Warning", "Failed", "Error: ErrImagePull", name))
