@@ -106,12 +106,12 @@ async def test_a_restarted_pod_runs_until_deleted(server: FakeAPIServer, client:
 
 async def test_a_rule_wins_over_the_default() -> None:
     rules = [OutcomeRule("run", image="busybox")]
-    async with FakeAPIServer(controllers="all", clock=lambda: START, outcomes=rules) as server:
-        async with aiohttp.ClientSession() as session:
-            client = RawClient(session, server.url)
-            await client.post(PODS, pod("p", "busybox", "Never"))
-            server.advance(3600)
-            assert (await status(client, "p"))["phase"] == "Running"
+    server = FakeAPIServer(controllers="all", clock=lambda: START, outcomes=rules)
+    async with server, aiohttp.ClientSession() as session:
+        client = RawClient(session, server.url)
+        await client.post(PODS, pod("p", "busybox", "Never"))
+        server.advance(3600)
+        assert (await status(client, "p"))["phase"] == "Running"
 
 
 REFUSED = [
@@ -198,18 +198,18 @@ async def test_a_delayed_pull_fails_when_the_delay_is_over(server: FakeAPIServer
 
 async def test_the_default_completion_counts_from_a_delayed_start() -> None:
     rules = [OutcomeRule(Outcome.succeed(1).starting_after(2), image="busybox")]
-    async with FakeAPIServer(controllers="all", clock=lambda: START, outcomes=rules) as server:
-        async with aiohttp.ClientSession() as session:
-            client = RawClient(session, server.url)
-            await client.post(PODS, pod("p", "busybox", "Never"))
-            server.advance(2)
-            assert (await status(client, "p"))["phase"] == "Running"
-            server.advance(1)
-            terminated = (await status(client, "p"))["containerStatuses"][0]["state"]["terminated"]
-            assert (terminated["startedAt"], terminated["finishedAt"]) == (
-                "2023-11-14T22:13:22Z",
-                "2023-11-14T22:13:23Z",
-            )
+    server = FakeAPIServer(controllers="all", clock=lambda: START, outcomes=rules)
+    async with server, aiohttp.ClientSession() as session:
+        client = RawClient(session, server.url)
+        await client.post(PODS, pod("p", "busybox", "Never"))
+        server.advance(2)
+        assert (await status(client, "p"))["phase"] == "Running"
+        server.advance(1)
+        terminated = (await status(client, "p"))["containerStatuses"][0]["state"]["terminated"]
+        assert (terminated["startedAt"], terminated["finishedAt"]) == (
+            "2023-11-14T22:13:22Z",
+            "2023-11-14T22:13:23Z",
+        )
 
 
 async def test_the_text_form_of_a_delayed_start() -> None:
