@@ -245,8 +245,11 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "what containers whose image matches the glob IMAGE do: run, never-ready, image-pull-failure, "
             "'succeed after Ns', 'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by "
-            "'logs [\"line\", ...]', the lines the container logs as it starts (repeatable, first match wins; "
-            "a pod's fakeapi.dev/outcome annotation wins over them; default: run)"
+            "'starts after Ns' (it waits ContainerCreating that long), then by 'logs [\"line\", ...]', the lines "
+            "the container logs as it starts (repeatable, first match wins; a pod's fakeapi.dev/outcome "
+            "annotation wins over them; by default a pod with restartPolicy Never or OnFailure, a Job's, "
+            "succeeds 1s after it starts, an image of a registry in .invalid or .example, or at localhost:1, "
+            "fails to pull, and any other runs: docs/cluster-defaults.md)"
         ),
     )
     serve.add_argument(

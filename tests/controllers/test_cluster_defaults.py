@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -14,6 +15,7 @@ import pytest_asyncio
 
 from fakeapi import FakeAPIServer, Outcome, OutcomeRule
 from fakeapi._state.simulation import parse_outcome
+from fakeapi._state.simulation.outcome_files import load_outcome_rules
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
@@ -212,7 +214,7 @@ async def test_the_default_completion_counts_from_a_delayed_start() -> None:
         )
 
 
-async def test_the_text_form_of_a_delayed_start() -> None:
+async def test_the_text_form_of_a_delayed_start(tmp_path: Path) -> None:
     parsed = parse_outcome('succeed after 5s starts after 2.5s on-sigterm exit 143 after 1s logs ["hi"]')
     assert parsed == Outcome(exit_code=0, after=5, start_after=2.5, term_exit_code=143, term_after=1, logs=("hi",))
     assert parse_outcome("run starts after 3") == Outcome(start_after=3)
@@ -220,6 +222,9 @@ async def test_the_text_form_of_a_delayed_start() -> None:
         parse_outcome("starts after 3s")
     with pytest.raises(ValueError, match="cannot start -1s before"):
         Outcome.run().starting_after(-1)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("- {outcome: 'never-ready starts after 4s', image: 'slow/*'}\n")
+    assert load_outcome_rules(rules) == [OutcomeRule(Outcome(ready=False, start_after=4), image="slow/*")]
 
 
 async def test_the_clock_follows_the_wall_clock_in_the_servers_own_loop() -> None:
