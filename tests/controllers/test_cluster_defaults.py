@@ -255,3 +255,20 @@ async def test_following_the_wall_clock_needs_a_speed_and_controllers_that_are_n
             server.follow_wall_clock()
     with pytest.raises(RuntimeError, match="needs simulated controllers"):
         FakeAPIServer().follow_wall_clock()
+
+
+async def test_under_pull_policy_never_an_image_that_cannot_be_pulled_is_absent(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    body = pod("p", "registry.invalid/app")
+    body["spec"]["containers"][0]["imagePullPolicy"] = "Never"
+    await client.post(PODS, body)
+    server.advance(60)
+    message = 'Container image "registry.invalid/app" is not present with pull policy of Never'
+    state = (await status(client, "p"))["containerStatuses"][0]["state"]
+    assert state == {"waiting": {"reason": "ErrImageNeverPull", "message": message}}
+    events = [
+        (e["type"], e["reason"], e["message"])
+        for e in (await client.get("/api/v1/namespaces/default/events")).json()["items"]
+    ]
+    assert events[1:] == [("Warning", "ErrImageNeverPull", message), ("Warning", "Failed", "Error: ErrImageNeverPull")]

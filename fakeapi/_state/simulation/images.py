@@ -28,7 +28,14 @@ import re
 
 from fakeapi._patching.gostrconv import quote
 
-__all__ = ["image_id", "invalid_image_message", "normalized_image", "pull_error", "unreachable_registry"]
+__all__ = [
+    "image_id",
+    "invalid_image_message",
+    "never_pull_message",
+    "normalized_image",
+    "pull_error",
+    "unreachable_registry",
+]
 
 _ALPHANUMERIC = r"[a-z0-9]+"
 _SEPARATOR = r"(?:[._]|__|[-]+)"
@@ -173,3 +180,9 @@ def pull_error(image: str) -> str:
     else:
         cause = f"dial tcp: lookup {host} on {_NODE_RESOLVER}: no such host"
     return f"rpc error: code = Unknown desc = {prefix}failed to do request: Head {quote(url)}: {cause}"
+
+
+def never_pull_message(image: str) -> str:
+    """The kubelet's message for an image that is not on the node under ``imagePullPolicy: Never``
+    (``EnsureImageExists``): it never pulls, so an image it cannot pull is simply absent."""
+    return f"Container image {quote(image)} is not present with pull policy of Never"

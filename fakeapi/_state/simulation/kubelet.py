@@ -23,7 +23,8 @@ A pod goes through these writes, each at the instant on the server's clock when 
    ``CrashLoopBackOff`` 10s, 20s, 40s ... up to 5m (``doBackOff`` in ``kuberuntime_manager.go``);
    otherwise, once every container is terminated, the pod is Succeeded (all exited 0) or Failed.
    An image that cannot be pulled leaves the container waiting ``ErrImagePull``, then
-   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a reference that does not
+   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off), or ``ErrImageNeverPull`` for
+   good under ``imagePullPolicy: Never``; a reference that does not
    parse (:func:`~fakeapi._state.simulation.images.invalid_image_message`) leaves it waiting
    ``InvalidImageName`` for good, whatever the outcome says.
 
@@ -39,7 +40,13 @@ from typing import TYPE_CHECKING, Any
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
-from fakeapi._state.simulation.images import image_id, invalid_image_message, normalized_image, pull_error
+from fakeapi._state.simulation.images import (
+    image_id,
+    invalid_image_message,
+    never_pull_message,
+    normalized_image,
+    pull_error,
+)
 from fakeapi._state.simulation.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._state.simulation.outcomes import Outcome, outcome_for
 from fakeapi._state.simulation.pod_termination import terminate, terminating, termination_due
@@ -302,6 +309,11 @@ def _step(
             events.append(("Warning", "InspectFailed", invalid, name))
             events.append(("Warning", "Failed", "Error: InvalidImageName", name))
             return {**entry, "state": {"waiting": {"reason": "InvalidImageName", "message": invalid}}}
+        if outcome.image_pull_failure and container.get("imagePullPolicy") == "Never":
+            absent = never_pull_message(image)
+            events.append(("Warning", "ErrImageNeverPull", absent, name))
+            events.append(("Warning", "Failed", "Error: ErrImageNeverPull", name))
+            return {**entry, "state": {"waiting": {"reason": "ErrImageNeverPull", "message": absent}}}
         if outcome.image_pull_failure:
             error = pull_error(image)
             events.append(("Normal", "Pulling", f'Pulling image "{image}"', name))
