@@ -9,6 +9,7 @@ request made with it, TokenReview of it and SelfSubjectReview all name the same 
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 import pytest_asyncio
 
 from fakeapi import FakeAPIServer
+from tests.cli.serving import console_script
 from tests.clients.local import run_kubectl, threaded_server
 from tests.conftest import RawClient
 
@@ -140,3 +142,11 @@ def test_a_certificate_kubeconfig_is_kinds_kubernetes_admin(tmp_path: Path) -> N
         assert output == 'kubernetes-admin ["kubeadm:cluster-admins","system:masters","system:authenticated"]'
         assert run_kubectl(kubeconfig, tmp_path, "create", "configmap", "made", "--from-literal=a=b")[0] == 0
         assert {entry.user for entry in server.journal} == {"kubernetes-admin"}
+
+
+def test_serve_help_says_which_tokens_the_default_server_accepts() -> None:
+    done = subprocess.run([*console_script(), "serve", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "By default it accepts any bearer token as naming its user (in system:masters); --token-auth refuses" in text
+    assert "Without it (the default) any bearer token is accepted" in text
