@@ -44,6 +44,7 @@ from fakeapi._state.simulation import OutcomeRule, parse_controllers, parse_outc
 from fakeapi._state.simulation.outcome_files import load_outcome_rules
 from fakeapi.errors import APIError
 from fakeapi.server import (
+    CERTIFICATE_ADMIN,
     DEFAULT_BODY_LIMIT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_HISTORY_BYTES,
@@ -649,10 +650,10 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 def _write_permissions(server: FakeAPIServer, path: Path) -> None:
-    """Every identity's permissions report, admin's and the anonymous requests' left out."""
-    users = sorted(
-        {entry.user for entry in server.journal if entry.user and entry.user != "admin"} - {"system:anonymous"}
-    )
+    """Every identity's permissions report, the kubeconfig's admin (token or certificate) and the
+    anonymous requests left out."""
+    left_out = {"admin", CERTIFICATE_ADMIN[0], "system:anonymous"}
+    users = sorted({entry.user for entry in server.journal if entry.user} - left_out)
     reports = [server.permissions(user=user).text for user in users]
     try:
         path.write_text("\n".join(reports) if reports else "No identity but admin sent requests.\n", encoding="utf-8")
