@@ -44,6 +44,7 @@ from fakeapi._state.admission.plugins import (
 )
 from fakeapi.errors import APIError
 from fakeapi.server import (
+    CERTIFICATE_ADMIN,
     DEFAULT_BODY_LIMIT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_HISTORY_BYTES,
@@ -97,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Run the fake apiserver in memory until Ctrl-C or SIGTERM (exit code 0). When it is ready it prints "
             "one line, 'fakeapi serving on URL'; if it cannot start it prints the reason on stderr and exits "
-            "with code 2."
+            "with code 2. By default it accepts any bearer token as naming its user (in system:masters); "
+            "--token-auth refuses a token it did not issue with 401, as kube-apiserver does."
         ),
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
@@ -119,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
         default="token",
         help=(
             "what the --kubeconfig authenticates with: admin's bearer token (the default) or, with --tls, a "
-            "client certificate for admin in system:masters signed by the server's CA, as kind's kubeconfig has"
+            "client certificate signed by the server's CA for kind's kubernetes-admin, in kubeadm:cluster-admins "
+            "and system:masters"
         ),
     )
     serve.add_argument(
@@ -157,9 +160,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help=(
             "accept only bearer tokens this server issued (admin's, in the kubeconfig, and one per --actor), "
-            "answering 401 Unauthorized otherwise, and 403 to requests without a token but for /healthz, "
-            "/livez, /readyz and /version; without it every request is allowed and a bearer token only names "
-            "the actor"
+            "answering 401 Unauthorized otherwise, as kube-apiserver answers a token it does not know, and 403 "
+            "to requests without a token but for /healthz, /livez, /readyz and /version. Without it (the "
+            "default) any bearer token is accepted: it names a user in system:masters (the journal's actor), "
+            "and TokenReview and 'kubectl auth whoami' say the same; a test that must catch a bad token needs "
+            "--token-auth"
         ),
     )
     serve.add_argument(
@@ -252,9 +257,12 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "what containers whose image matches the glob IMAGE do: run, never-ready, image-pull-failure, "
             "'succeed after Ns', 'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by "
-            "'logs [\"line\", ...]', the lines the container logs as it starts; or 'process' and JSON, a program "
-            "run on this machine in place of the image (docs/process-containers.md) (repeatable, first match "
-            "wins; a pod's fakeapi.dev/outcome annotation wins over them; default: run)"
+            "'starts after Ns' (it waits ContainerCreating that long), then by 'logs [\"line\", ...]', the lines "
+            "the container logs as it starts; or 'process' and JSON, a program run on this machine in place of "
+            "the image (docs/process-containers.md) (repeatable, first match wins; a pod's fakeapi.dev/outcome "
+            "annotation wins over them; by default a pod with restartPolicy Never or OnFailure, a Job's, "
+            "succeeds 1s after it starts, an image of a registry in .invalid or .example, or at localhost:1, "
+            "fails to pull, and any other runs: docs/cluster-defaults.md)"
         ),
     )
     serve.add_argument(
@@ -655,10 +663,10 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 def _write_permissions(server: FakeAPIServer, path: Path) -> None:
-    """Every identity's permissions report, admin's and the anonymous requests' left out."""
-    users = sorted(
-        {entry.user for entry in server.journal if entry.user and entry.user != "admin"} - {"system:anonymous"}
-    )
+    """Every identity's permissions report, the kubeconfig's admin (token or certificate) and the
+    anonymous requests left out."""
+    left_out = {"admin", CERTIFICATE_ADMIN[0], "system:anonymous"}
+    users = sorted({entry.user for entry in server.journal if entry.user} - left_out)
     reports = [server.permissions(user=user).text for user in users]
     try:
         path.write_text("\n".join(reports) if reports else "No identity but admin sent requests.\n", encoding="utf-8")

@@ -73,7 +73,10 @@ Marker
     kind cluster's does, its control plane's pods running, unless ``control_plane_pods=False``
     (docs/control-plane-pods.md). The clock is then fake and the test moves it:
     ``fakeapi.advance(seconds)`` runs, in order, every controller step that falls due; nothing runs
-    between advances. Other tests run with the session's controllers (none unless
+    between advances. A test whose operator runs in the background calls
+    ``fakeapi.follow_wall_clock(speed=10)`` instead: the fake clock then moves with the wall clock,
+    ten times as fast, and the controllers act on their own until the test ends
+    (docs/cluster-defaults.md). Other tests run with the session's controllers (none unless
     ``fakeapi_server_options`` says).
 
 The journal, as assertions
@@ -452,6 +455,12 @@ class FakeAPI:
         (:meth:`FakeAPIServer.advance`); needs controllers (the ``fakeapi`` marker's ``controllers=``)."""
         self.server.advance(seconds)
 
+    def follow_wall_clock(self, speed: float = 1.0) -> None:
+        """Let the fake clock move with the wall clock, ``speed`` times as fast, for the rest of the
+        test (:meth:`FakeAPIServer.follow_wall_clock`): for an operator running in the background,
+        instead of a loop of :meth:`advance` calls."""
+        self.server.follow_wall_clock(speed)
+
     def append_log(self, pod: str, *lines: str, container: str = "", namespace: str = "default") -> None:
         """A running container of ``pod`` writes ``lines`` to its log now (:meth:`FakeAPIServer.append_log`)."""
         self.server.append_log(pod, *lines, container=container, namespace=namespace)
@@ -636,6 +645,7 @@ def fakeapi(
     if objects:
         server.load(*objects)
     yield FakeAPI(server, tmp_path_factory)
+    server.stop_following_wall_clock()
     errors = list(server.errors)
     if errors:
         count = f"{len(errors)} server-side error" + ("s" if len(errors) > 1 else "")

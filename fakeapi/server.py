@@ -37,6 +37,7 @@ from fakeapi._cluster import (
 )
 from fakeapi._cluster.container_processes import ContainerProcesses
 from fakeapi._cluster.kubelet_endpoints import ExecResult, KubeletEndpoints
+from fakeapi._cluster.wall_clock import WallClockFollower
 from fakeapi._http.app import build_server
 from fakeapi._http.authentication import Identity
 from fakeapi._http.authorizing import journal_observations
@@ -65,6 +66,7 @@ from fakeapi._state.watching import DEFAULT_HISTORY_BYTES
 from fakeapi.errors import APIError
 
 __all__ = [
+    "CERTIFICATE_ADMIN",
     "DEFAULT_BODY_LIMIT",
     "DEFAULT_HEADER_TIMEOUT",
     "DEFAULT_HISTORY_BYTES",
@@ -92,6 +94,11 @@ __all__ = [
     "new_event_loop",
     "parse_kube_version",
 ]
+
+CERTIFICATE_ADMIN = ("kubernetes-admin", ("kubeadm:cluster-admins", "system:masters"))
+"""Who a certificate kubeconfig authenticates as by default: the user and group of kind's (kubeadm
+1.29 and later's ``admin.conf``), and ``system:masters``, since the ClusterRoleBinding kubeadm gives
+that group is not among what kube-apiserver writes at boot (docs/authentication.md)."""
 
 _LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
 # How often the real-time controller loop of ``fakeapi serve`` looks for new writes.
@@ -337,6 +344,7 @@ class FakeAPIServer:
         self._controller_task: asyncio.Task[None] | None = None
         # The process supervisors of kubelets replaced by set_controllers: stop() waits for their reaping.
         self._retired_processes: list[ContainerProcesses] = []
+        self._follower: WallClockFollower | None = None
         self.configured_webhook_services: dict[str, str] = dict(webhook_services or {})
         """The ``webhook_services`` the server was made with (what the pytest fixture returns to between tests)."""
         self.configured_controllers: dict[str, Any] = {
@@ -389,6 +397,7 @@ class FakeAPIServer:
             await asyncio.sleep(_CONTROLLER_POLL_SECONDS)
 
     async def stop(self) -> None:
+        self._stop_following()
         if self._controller_task is not None:
             self._controller_task.cancel()
             self._controller_task = None
@@ -723,6 +732,7 @@ class FakeAPIServer:
             )
             if self._state.kubelet is not None:
                 self._state.kubelet.processes.on_exit = self._process_exited
+            self._stop_following()
             if not enabled:
                 if self._simulation is not None:
                     self._simulation.stop()
@@ -734,13 +744,12 @@ class FakeAPIServer:
             if not self._real_time and self._fake_time is None:
                 self._fake_time = FakeTime(self._wall_clock())
                 self._state.clock.set_source(self._fake_time)
-            self._simulation = Simulation(self._state.store, options)
-            self._simulation.processes = self._state.kubelet.processes if self._state.kubelet is not None else None
-            current = self._simulation
-            if current is None or current.options != options or self._stepped != stepped:
+            simulation = self._simulation
+            if simulation is None or simulation.options != options or self._stepped != stepped:
                 # The same controllers keep their Simulation, so a restore of the same snapshot
                 # reuses what they settled it to last time (restore()).
-                self._simulation = Simulation(self._state.store, options)
+                simulation = self._simulation = Simulation(self._state.store, options)
+            simulation.processes = self._state.kubelet.processes if self._state.kubelet is not None else None
             self._stepped = stepped
             self._restart_controllers()
 
@@ -774,6 +783,7 @@ class FakeAPIServer:
     def _restart_controllers(self, *, settled: bool = False) -> None:
         """After a restore: the fake clock back at its start, the controllers acting on the new state
         (``settled``: a state they already settled at that instant, where they would write nothing)."""
+        self._stop_following()
         if self._state.kubelet is not None:
             self._state.kubelet.clear()
         if self._simulation is None:
@@ -810,6 +820,36 @@ class FakeAPIServer:
             self._simulation.advance(self._fake_time, seconds)
 
         self._call(advance_now)
+
+    def follow_wall_clock(self, speed: float = 1.0) -> None:
+        """Let the fake clock move with the wall clock, ``speed`` times as fast, the controllers acting
+        after every write and whenever a step falls due, for an operator that runs in the background
+        (docs/cluster-defaults.md). It goes on until :meth:`stop_following_wall_clock`, a restore, a
+        reset or new controllers (the pytest fixture's next test); :meth:`advance` still works meanwhile."""
+
+        def start() -> None:
+            if self._simulation is None or self._fake_time is None or self._stepped:
+                raise RuntimeError(
+                    "follow_wall_clock() needs simulated controllers on the fake clock, not stepped: "
+                    "FakeAPIServer(controllers=...) or @pytest.mark.fakeapi(controllers=...)"
+                )
+            if self._loop is None:
+                raise RuntimeError("follow_wall_clock() needs a serving server: start it first")
+            follower = WallClockFollower(self._simulation, self._fake_time, self._state.errors, speed)
+            self._stop_following()
+            self._follower = follower
+            follower.start(self._loop)
+
+        self._call(start)
+
+    def stop_following_wall_clock(self) -> None:
+        """The fake clock stands still again until :meth:`advance` moves it."""
+        self._call(self._stop_following)
+
+    def _stop_following(self) -> None:
+        if self._follower is not None:
+            self._follower.stop()
+            self._follower = None
 
     def append_log(self, pod: str, *lines: str, container: str = "", namespace: str = "default") -> None:
         """The running container ``container`` of ``pod`` (its only one when not named) writes ``lines``
@@ -1012,12 +1052,13 @@ class FakeAPIServer:
         It authenticates with a bearer token (:meth:`token_for` of ``token``, or of ``admin``, with
         the identity ``user``/``groups`` or ``service_account="namespace/name"`` if given), never a
         username and password, and with ``tls`` it carries the server's CA. ``certificate`` (with
-        ``tls``) writes a client certificate instead, as kind's kubeconfig has one: for ``user``
-        (``admin`` in ``system:masters`` by default) in ``groups``.
+        ``tls``) writes a client certificate instead, as kind's kubeconfig has one: for ``user`` in
+        ``groups`` (by default kind's ``kubernetes-admin`` in ``kubeadm:cluster-admins``, and in
+        ``system:masters``, docs/authentication.md).
         """
         credentials: dict[str, Any]
         if certificate:
-            name, member_of = (user, tuple(groups)) if user else ("admin", ("system:masters",))
+            name, member_of = (user, tuple(groups)) if user else CERTIFICATE_ADMIN
             cert, key = self.client_certificate(name, member_of)
             credentials = {
                 "client-certificate-data": base64.b64encode(cert).decode(),

@@ -13,6 +13,12 @@ Reporting: containerd normalizes a short reference the same way (``busybox`` is
 ``imageID`` the repository with the digest it resolved. There is no registry here, so the digest is
 the SHA-256 of the normalized reference: stable for an image, different between images, and not
 the digest a registry would serve.
+
+Pulling: every image is taken to be there, but for a registry that cannot exist
+(:func:`unreachable_registry`, docs/cluster-defaults.md): a host in the reserved top-level
+domains ``.invalid`` and ``.example`` (RFC 2606), which no resolver answers, or port 1 of the
+loopback address, where nothing listens. Its pull fails as containerd's does
+(:func:`pull_error`): its resolver's HEAD of the manifest fails to connect.
 """
 
 from __future__ import annotations
@@ -22,7 +28,14 @@ import re
 
 from fakeapi._patching.gostrconv import quote
 
-__all__ = ["image_id", "invalid_image_message", "normalized_image"]
+__all__ = [
+    "image_id",
+    "invalid_image_message",
+    "never_pull_message",
+    "normalized_image",
+    "pull_error",
+    "unreachable_registry",
+]
 
 _ALPHANUMERIC = r"[a-z0-9]+"
 _SEPARATOR = r"(?:[._]|__|[-]+)"
@@ -39,6 +52,12 @@ _REFERENCE = re.compile(r"\A(" + _NAME + r")(?::(" + _TAG + r"))?(?:@(" + _DIGES
 _ANCHORED_NAME = re.compile(r"\A(?:(" + _DOMAIN_AND_PORT + r")/)?(" + _REMOTE_NAME + r")\Z")
 _IDENTIFIER = re.compile(r"\A[a-f0-9]{64}\Z")
 _NAME_MAX = 255
+_RESERVED_TOP_LEVEL_DOMAINS = ("invalid", "example")
+_LOOPBACK_ADDRESSES = {"localhost": "127.0.0.1", "127.0.0.1": "127.0.0.1", "[::1]": "[::1]"}
+_UNUSED_PORT = "1"
+# What a resolver that does not know a name says on a kind node, whose resolv.conf names the
+# gateway of kind's docker network (172.18.0.1 when it is the first network docker made).
+_NODE_RESOLVER = "172.18.0.1:53"
 # The digest algorithms the kubelet links in (crypto/sha256 and crypto/sha512), by hex length.
 _DIGEST_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}
 
@@ -116,3 +135,54 @@ def image_id(image: str) -> str:
         return reference
     repository = reference.rsplit(":", 1)[0]
     return f"{repository}@sha256:{hashlib.sha256(reference.encode()).hexdigest()}"
+
+
+def _registry(image: str) -> tuple[str, str]:
+    """The registry host of ``image`` and its port (``""`` when none is written)."""
+    name = image.split("@", 1)[0]
+    domain, _ = _split_docker_domain(name)
+    if domain.startswith("["):
+        host, _, port = domain[1:].partition("]")
+        return f"[{host}]", port.removeprefix(":")
+    host, _, port = domain.partition(":")
+    return host, port
+
+
+def unreachable_registry(image: str) -> bool:
+    """Whether ``image`` names a registry that cannot exist: a reserved top-level domain no resolver
+    answers for, or the loopback address's port 1."""
+    if invalid_image_message(image) is not None:
+        return False
+    host, port = _registry(image)
+    if host.rsplit(".", 1)[-1].lower() in _RESERVED_TOP_LEVEL_DOMAINS:
+        return True
+    return host.lower() in _LOOPBACK_ADDRESSES and port == _UNUSED_PORT
+
+
+def pull_error(image: str) -> str:
+    """containerd's error for a pull that fails (through CRI, the text the kubelet shows): a HEAD of
+    the manifest that cannot connect for an unreachable registry (plain HTTP for a loopback host,
+    as the CRI plugin's ``defaultScheme`` picks), ``not found`` for any other image."""
+    reference = normalized_image(image)
+    prefix = f"failed to pull and unpack image {quote(reference)}: failed to resolve reference {quote(reference)}: "
+    if not unreachable_registry(image):
+        return f"rpc error: code = NotFound desc = {prefix}{reference}: not found"
+    host, port = _registry(image)
+    domain, _, rest = reference.partition("/")
+    repository, separator, target = rest.partition("@")
+    if not separator:
+        repository, _, target = rest.rpartition(":")
+    loopback = _LOOPBACK_ADDRESSES.get(host.lower())
+    scheme = "http" if loopback else "https"
+    url = f"{scheme}://{domain}/v2/{repository}/manifests/{target}"
+    if loopback:
+        cause = f"dial tcp {loopback}:{port}: connect: connection refused"
+    else:
+        cause = f"dial tcp: lookup {host} on {_NODE_RESOLVER}: no such host"
+    return f"rpc error: code = Unknown desc = {prefix}failed to do request: Head {quote(url)}: {cause}"
+
+
+def never_pull_message(image: str) -> str:
+    """The kubelet's message for an image that is not on the node under ``imagePullPolicy: Never``
+    (``EnsureImageExists``): it never pulls, so an image it cannot pull is simply absent."""
+    return f"Container image {quote(image)} is not present with pull policy of Never"

@@ -15,17 +15,18 @@ A pod goes through these writes, each at the instant on the server's clock when 
    containers), PodReadyToStartContainers False;
 2. started: the image pulled (or found present), each container created and started (the
    ``Pulling``/``Pulled``/``Created``/``Started`` Events), Running; init containers are taken to
-   complete at once;
+   complete at once; a container whose outcome ``starts after`` some seconds waits
+   ``ContainerCreating`` until then (the pull and the create take that long);
 3. as its :mod:`outcome <fakeapi._cluster.outcomes>` says: a container that exits is
    ``terminated`` (``Completed``, ``Error`` or ``OOMKilled``); under ``restartPolicy: Always`` (or
    ``OnFailure`` after a failure) it restarts at once the first time, then waits in
    ``CrashLoopBackOff`` 10s, 20s, 40s ... up to 5m (``doBackOff`` in ``kuberuntime_manager.go``);
    otherwise, once every container is terminated, the pod is Succeeded (all exited 0) or Failed.
    An image that cannot be pulled leaves the container waiting ``ErrImagePull``, then
-   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a reference that does not
+   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off), or ``ErrImageNeverPull`` for
+   good under ``imagePullPolicy: Never``; a container backed by a local process
+   (:mod:`.process_containers`) terminates when its process exits; a reference that does not
    parse (:func:`~fakeapi._cluster.images.invalid_image_message`) leaves it waiting
-   ``ImagePullBackOff`` ten seconds later (the pod worker's back-off); a container backed by a
-   local process (:mod:`.process_containers`) terminates when its process exits; a reference that does not
    ``InvalidImageName`` for good, whatever the outcome says.
 
 A pod being deleted is stopped instead (:mod:`.pod_termination`); pods on nodes the simulation
@@ -38,7 +39,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.container_processes import ProcessExit
-from fakeapi._cluster.images import image_id, invalid_image_message, normalized_image
+from fakeapi._cluster.images import image_id, invalid_image_message, never_pull_message, normalized_image, pull_error
 from fakeapi._cluster.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._cluster.outcomes import Outcome, outcome_for
 from fakeapi._cluster.pod_termination import terminate, terminating, termination_due
@@ -146,7 +147,7 @@ def _container_due(
     if "waiting" in state:
         reason = state["waiting"].get("reason")
         if reason in ("ContainerCreating", "PodInitializing"):
-            return started
+            return started + outcome.start_after
         if reason == "ErrImagePull":
             return started + IMAGE_PULL_BACKOFF_AFTER
         if reason == "CrashLoopBackOff":
@@ -314,12 +315,13 @@ def _step(
             events.append(("Warning", "InspectFailed", invalid, name))
             events.append(("Warning", "Failed", "Error: InvalidImageName", name))
             return {**entry, "state": {"waiting": {"reason": "InvalidImageName", "message": invalid}}}
+        if outcome.image_pull_failure and container.get("imagePullPolicy") == "Never":
+            absent = never_pull_message(image)
+            events.append(("Warning", "ErrImageNeverPull", absent, name))
+            events.append(("Warning", "Failed", "Error: ErrImageNeverPull", name))
+            return {**entry, "state": {"waiting": {"reason": "ErrImageNeverPull", "message": absent}}}
         if outcome.image_pull_failure:
-            reference = normalized_image(image)
-            error = (
-                f'rpc error: code = NotFound desc = failed to pull and unpack image "{reference}": '
-                f'failed to resolve reference "{reference}": {reference}: not found'
-            )
+            error = pull_error(image)
             events.append(("Normal", "Pulling", f'Pulling image "{image}"', name))
             events.append(("Warning", "Failed", f'Failed to pull image "{image}": {error}', name))
             events.append(("Warning", "Failed", "Error: ErrImagePull", name))

@@ -3,12 +3,13 @@ or a ``fakeapi serve`` session (docs/controllers.md, "Outcomes").
 
 The file is YAML (or JSON): a list of rules, each with ``outcome`` (the text form: ``run``,
 ``never-ready``, ``image-pull-failure``, ``succeed after 5s``, ``exit 3 after 2s``, ``oom-killed
-after 1s``) and any of ``image`` (a glob), ``labels`` (a map the pod's labels must hold) and
+after 1s``, any of them followed by ``starts after 3s``) and any of ``image`` (a glob), ``labels`` (a map the pod's labels must hold) and
 ``container`` (a name), and optionally ``logs`` (a list of the lines the container writes to its
 log as it starts). Instead of ``outcome``, a rule may give ``process``: a map with ``command`` (an
 argv) and any of ``workingDir``, ``env`` and ``ports``, the program run in place of the image
 (docs/process-containers.md). The first rule whose criteria all match a container decides, after the
-pod's own ``fakeapi.dev/outcome`` annotations.
+pod's own ``fakeapi.dev/outcome`` annotations and before the cluster's defaults
+(docs/cluster-defaults.md).
 """
 
 from __future__ import annotations

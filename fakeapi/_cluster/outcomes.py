@@ -7,9 +7,17 @@ pulled. The choice is deterministic: the pod's ``fakeapi.dev/outcome`` annotatio
 ``fakeapi.dev/outcome.<container>``) wins, then the first :class:`OutcomeRule` that matches the
 container's image (a glob), the pod's labels and the container's name.
 
+When neither says, the cluster's defaults decide (:func:`default_outcome`, docs/cluster-defaults.md):
+an image whose registry cannot exist fails to pull, a container of a pod that is not restarted
+(``restartPolicy`` ``Never`` or ``OnFailure``, as every Job's pod) succeeds after
+:data:`DEFAULT_RUN_SECONDS`, as kwok's ``pod-complete`` stage completes a Job's pods, and any other
+runs until deleted.
+
 The text form, for annotations and ``fakeapi serve --outcome``: ``run``, ``never-ready``,
 ``succeed after 5s``, ``exit 3 after 2s``, ``oom-killed after 4s``, ``image-pull-failure``; any of
-them may be followed by what the container does when the kubelet stops it (``ignores-sigterm``, or
+them may be followed by how long the container takes to start (``starts after 3s``: its image
+pulled and the container created, it waits ``ContainerCreating`` until then), then by what the
+container does when the kubelet stops it (``ignores-sigterm``, or
 ``on-sigterm exit 143 after 3s``; by default it exits 0 at once), then by ``logs`` and a JSON list of strings, the lines each instance of the container
 writes to its log as it starts (``succeed after 5s logs ["hello", "done"]``).
 
@@ -29,12 +37,24 @@ from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import Any
 
+from fakeapi._cluster.images import unreachable_registry
 from fakeapi._cluster.local_processes import LocalProcess, local_process_from
 
-__all__ = ["ANNOTATION", "Outcome", "OutcomeRule", "outcome_for", "parse_outcome"]
+__all__ = [
+    "ANNOTATION",
+    "DEFAULT_RUN_SECONDS",
+    "Outcome",
+    "OutcomeRule",
+    "default_outcome",
+    "outcome_for",
+    "parse_outcome",
+]
 
 ANNOTATION = "fakeapi.dev/outcome"
 OOM_EXIT_CODE = 137  # SIGKILL, what the runtime reports for a container the kernel OOM-killed
+DEFAULT_RUN_SECONDS = 1.0
+"""How long a container of a pod that is not restarted runs before it exits 0 when nothing says
+otherwise: kwok's ``pod-complete`` stage's fixed delay, without its random jitter (docs/cluster-defaults.md)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,9 @@ class Outcome:
     local_process: LocalProcess | None = None
     """The program run in place of the image: the container runs while it does, exits with its code,
     and what it writes is the container's log (docs/process-containers.md)."""
+    start_after: float = 0.0
+    """Seconds from the kubelet first seeing the pod to the container's first start (or its pull
+    failing): it waits ``ContainerCreating`` meanwhile, as a pull and a create take time on a node."""
 
     @classmethod
     def run(cls, logs: Sequence[str] = ()) -> Outcome:
@@ -104,6 +127,13 @@ class Outcome:
         """This outcome, its container running on after SIGTERM until the grace period kills it."""
         return replace(self, term_exit_code=None, term_after=0.0)
 
+    def starting_after(self, seconds: float) -> Outcome:
+        """This outcome, its container first started (or its pull failed) ``seconds`` after the
+        kubelet saw the pod."""
+        if seconds < 0:
+            raise ValueError(f"a container cannot start {seconds}s before its pod is seen")
+        return replace(self, start_after=seconds)
+
     def printing(self, *lines: str) -> Outcome:
         """This outcome, its container writing ``lines`` to its log as it starts."""
         return replace(self, logs=tuple(lines))
@@ -130,6 +160,7 @@ _FORMS: tuple[tuple[re.Pattern[str], Any], ...] = (
 _PROCESS = re.compile(r"process\s+(.+)", re.DOTALL)
 _LOGS = re.compile(r"(.*?)\s+logs\s+(\[.*\])", re.DOTALL)
 _SIGTERM = re.compile(r"(.*?)\s+(?:(ignores-sigterm)|on-sigterm\s+exit\s+(\d+)" + _SECONDS + ")", re.DOTALL)
+_START = re.compile(r"(.*?)\s+starts\s+after\s+(\d+(?:\.\d+)?)s?", re.DOTALL)
 
 
 def parse_outcome(text: str) -> Outcome:
@@ -144,10 +175,15 @@ def parse_outcome(text: str) -> Outcome:
     on_sigterm = _SIGTERM.fullmatch(stripped)
     if on_sigterm is not None:
         stripped = on_sigterm[1]
+    start = _START.fullmatch(stripped)
+    if start is not None:
+        stripped = start[1]
     for pattern, build in _FORMS:
         match = pattern.fullmatch(stripped)
         if match is not None:
             outcome: Outcome = build(match)
+            if start is not None:
+                outcome = outcome.starting_after(float(start[2]))
             if on_sigterm is not None and on_sigterm[2]:
                 outcome = outcome.ignoring_sigterm()
             elif on_sigterm is not None:
@@ -155,8 +191,9 @@ def parse_outcome(text: str) -> Outcome:
             return outcome if logs is None else outcome.printing(*logs)
     raise ValueError(
         f"unknown outcome {text!r}: use run, never-ready, image-pull-failure, 'succeed after Ns', "
-        "'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by 'ignores-sigterm' or "
-        "'on-sigterm exit CODE after Ns', then by 'logs [\"line\", ...]'; or 'process' and JSON (a local program)"
+        "'exit CODE after Ns' or 'oom-killed after Ns', optionally followed by 'starts after Ns', then by "
+        "'ignores-sigterm' or 'on-sigterm exit CODE after Ns', then by 'logs [\"line\", ...]'; or 'process' and "
+        "JSON (a local program)"
     )
 
 
@@ -191,7 +228,8 @@ class OutcomeRule:
 
 
 def outcome_for(pod: Mapping[str, Any], container: Mapping[str, Any], rules: Sequence[OutcomeRule]) -> Outcome:
-    """The outcome of one container of ``pod``: its annotation, else the first matching rule, else run."""
+    """The outcome of one container of ``pod``: its annotation, else the first matching rule, else
+    the cluster's default."""
     meta = pod.get("metadata") or {}
     annotations = meta.get("annotations") or {}
     for key in (f"{ANNOTATION}.{container.get('name')}", ANNOTATION):
@@ -207,4 +245,15 @@ def outcome_for(pod: Mapping[str, Any], container: Mapping[str, Any], rules: Seq
     for rule in rules:
         if rule.matches(labels, container):
             return rule.resolved()
+    return default_outcome(pod, container)
+
+
+def default_outcome(pod: Mapping[str, Any], container: Mapping[str, Any]) -> Outcome:
+    """What a container does when no annotation or rule says (docs/cluster-defaults.md): an image
+    whose registry cannot exist fails to pull; a pod that is not restarted (every Job's pod) has its
+    containers exit 0 after :data:`DEFAULT_RUN_SECONDS`; anything else runs until deleted."""
+    if unreachable_registry(str(container.get("image", ""))):
+        return Outcome.pull_failure()
+    if (pod.get("spec") or {}).get("restartPolicy", "Always") in ("Never", "OnFailure"):
+        return Outcome.succeed(DEFAULT_RUN_SECONDS)
     return Outcome.run()

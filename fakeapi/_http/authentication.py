@@ -12,9 +12,10 @@ else is 403 with the authorizer's message (``responsewriters.Forbidden``, built 
 
 fakeapi has two modes (docs/authentication.md):
 
-- by default nothing is checked: a bearer token names the user, and the journal's and the gate's
-  actor (the scenarios engine gives each actor a kubeconfig whose token is its name); a request
-  without one is anonymous, and everything is allowed;
+- by default nothing is checked: a bearer token names the user, in ``system:masters``, and the
+  journal's and the gate's actor (the scenarios engine gives each actor a kubeconfig whose token is
+  its name), and TokenReview says the same of that token; a request without one is anonymous, and
+  everything is allowed;
 - with ``token_auth``, only tokens the server issued are accepted: one per actor name it was asked
   for (``FakeAPIServer.token_for``), plus ``admin``'s. The user a token was issued for is the
   actor, so scenarios and journal queries read the same names in both modes.
@@ -175,7 +176,12 @@ class Authentication:
             if not granted:
                 return None
             return TokenUser(issued.name, issued.uid, issued.groups, issued.extra, granted)
-        return authenticate_service_account_token(self.store, token, audiences, self.store.clock.now())
+        account = authenticate_service_account_token(self.store, token, audiences, self.store.clock.now())
+        if account is not None or self.token_auth:
+            return account
+        # Without token checks every other token names a user in system:masters, as a request with
+        # it is authenticated (authenticate below): TokenReview must say who the request says.
+        return _named_by(token, audiences)
 
     def token_for(self, name: str, identity: Identity | None = None) -> str:
         """The bearer token that authenticates as ``name`` (the journal's actor), as ``identity`` if
@@ -224,6 +230,13 @@ class Authentication:
                 return ANONYMOUS
             raise forbidden(ANONYMOUS, info, path, method, query)
         raise APIError("Unauthorized", reason="Unauthorized", code=401)
+
+
+def _named_by(token: str, audiences: Sequence[str]) -> TokenUser | None:
+    """The user a token names without token checks, good for the API's audiences as a static token is."""
+    wanted = list(audiences) or list(API_AUDIENCES)
+    granted = tuple(audience for audience in API_AUDIENCES if audience in wanted)
+    return TokenUser(token, groups=(MASTERS,), audiences=granted) if granted else None
 
 
 def _admin() -> User:

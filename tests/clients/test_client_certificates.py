@@ -34,11 +34,11 @@ def test_a_kind_shaped_kubeconfig_authenticates_kubectl_as_its_certificate(
     code, output, errors = kubectl(kubeconfig, tmp_path, "auth", "whoami", "-o", "yaml")
     assert (code, errors) == (0, "")
     info = yaml.safe_load(output)["status"]["userInfo"]
-    assert info["username"] == "admin"
-    assert info["groups"] == ["system:masters", "system:authenticated"]
+    assert info["username"] == "kubernetes-admin"
+    assert info["groups"] == ["kubeadm:cluster-admins", "system:masters", "system:authenticated"]
     assert info["extra"]["authentication.kubernetes.io/credential-id"][0].startswith("X509SHA256=")
     assert kubectl(kubeconfig, tmp_path, "create", "configmap", "made", "--from-literal=a=b")[0] == 0
-    assert {entry.user for entry in server.journal} == {"admin"}
+    assert {entry.user for entry in server.journal} == {"kubernetes-admin"}
 
 
 def test_groups_come_from_the_organizations_and_rbac_judges_them(server: FakeAPIServer, tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_serve_writes_a_certificate_kubeconfig_that_kubectl_uses(tmp_path: Path)
             "client-key-data",
         }
         code, output, _ = kubectl(kubeconfig, tmp_path, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
-        assert (code, output) == (0, "admin")
+        assert (code, output) == (0, "kubernetes-admin")
 
 
 def test_serve_refuses_a_certificate_kubeconfig_without_tls(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fakeapi import FakeAPIServer, OutcomeRule
+from tests.cli.serving import ServeProcess, home_env
 from tests.clients.local import run_kubectl, threaded_server
 
 
@@ -49,3 +50,16 @@ def test_kubectl_waits_for_a_job_to_fail(server: FakeAPIServer, tmp_path: Path) 
     assert (code, out) == (0, "job.batch/broken condition met\n")
     code, out, _ = kubectl(server, tmp_path, "get", "pods", "--no-headers")
     assert out.split()[1:4] == ["0/1", "Error", "0"]
+
+
+def test_a_job_completes_with_the_defaults_of_fakeapi_serve(tmp_path: Path) -> None:
+    """No outcome rule: a Job's pod succeeds a second after it starts (docs/cluster-defaults.md)."""
+    kubeconfig = tmp_path / "kubeconfig"
+    flags = ("--port", "0", "--controllers", "all", "--kubeconfig", str(kubeconfig))
+    with ServeProcess(*flags, env=home_env(tmp_path)):
+        code, out, err = run_kubectl(kubeconfig, tmp_path, "create", "job", "x", "--image=busybox", "--", "true")
+        assert (code, out, err) == (0, "job.batch/x created\n", "")
+        code, out, err = run_kubectl(kubeconfig, tmp_path, "wait", "--for=condition=complete", "job/x", "--timeout=60s")
+        assert (code, out, err) == (0, "job.batch/x condition met\n", "")
+        code, out, _ = run_kubectl(kubeconfig, tmp_path, "get", "pods", "--no-headers")
+        assert code == 0 and out.split()[1:4] == ["0/1", "Completed", "0"]

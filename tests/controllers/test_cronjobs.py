@@ -16,7 +16,12 @@ from tests.conftest import RawClient
 pytestmark = pytest.mark.asyncio
 
 START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
-RULES = [OutcomeRule("succeed after 5s", image="busybox"), OutcomeRule("exit 1 after 5s", image="failing")]
+# A Job's pod succeeds after a second unless a rule says otherwise (docs/cluster-defaults.md).
+RULES = [
+    OutcomeRule("succeed after 5s", image="busybox"),
+    OutcomeRule("exit 1 after 5s", image="failing"),
+    OutcomeRule("run", image="forever"),
+]
 CRONJOBS = "/apis/batch/v1/namespaces/default/cronjobs"
 JOBS = "/apis/batch/v1/namespaces/default/jobs"
 
