@@ -186,7 +186,7 @@ async def test_a_delayed_start_is_visible_as_container_creating(server: FakeAPIS
     running = await status(client, "p")
     assert running["phase"] == "Running"
     assert running["containerStatuses"][0]["state"] == {"running": {"startedAt": "2023-11-14T22:13:23Z"}}
-    assert running["podIP"] == "10.244.0.2"
+    assert running["podIP"] == "10.244.0.4"  # CoreDNS's two pods hold .2 and .3 (docs/control-plane-pods.md)
 
 
 async def test_a_delayed_pull_fails_when_the_delay_is_over(server: FakeAPIServer, client: RawClient) -> None:

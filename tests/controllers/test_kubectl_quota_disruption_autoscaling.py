@@ -71,7 +71,7 @@ def test_kubectl_drain_is_held_by_a_disruption_budget(tmp_path: Path) -> None:
         listed = kubectl(server, tmp_path, "get", "pdb")
         code, out, _ = kubectl(server, tmp_path, "get", "pods", "-o", "name")
         pods = sorted(line.removeprefix("pod/") for line in out.splitlines())
-        drained = kubectl(server, tmp_path, "drain", "node-1", "--timeout=2s")
+        drained = kubectl(server, tmp_path, "drain", "node-1", "--ignore-daemonsets", "--timeout=2s")
     assert listed == (
         0,
         "NAME   MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE\nweb    3               N/A               0                     0s\n",
