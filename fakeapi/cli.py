@@ -187,7 +187,10 @@ def _parser() -> argparse.ArgumentParser:
             f"the Kubernetes release to be: {', '.join(KUBE_VERSIONS)} (default: %(default)s). It sets the "
             "built-in kinds' fields (typed decoding, field order, protobuf), the resources discovery serves "
             "(1.33 adds networking.k8s.io/v1 IPAddress and ServiceCIDR; 1.34 resource.k8s.io/v1 and "
-            "storage.k8s.io/v1 VolumeAttributesClass) and /version"
+            "storage.k8s.io/v1 VolumeAttributesClass) and /version, which says what that release's "
+            "kube-apiserver binary says (its gitVersion, gitCommit and buildDate). Nothing on the wire says "
+            "fakeapi: a test that must know asks its fixture, or checks that the --tls serving certificate "
+            "is issued by fakeapi-ca"
         ),
     )
     serve.add_argument(
