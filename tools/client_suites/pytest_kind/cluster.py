@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ class KindCluster:
         self.image = image
         self.folder = Path(tempfile.mkdtemp(prefix=f"fakeapi-{name}-"))
         self.kubeconfig_path = self.folder / "kubeconfig"
+        self.kubectl_path = shutil.which("kubectl") or "kubectl"
         self.process: subprocess.Popen[str] | None = None
 
     def create(self, *_: object, **__: object) -> None:
@@ -37,7 +39,7 @@ class KindCluster:
         raise RuntimeError(f"fakeapi serve exited before it was ready; see {self.folder / 'server.log'}")
 
     def kubectl(self, *args: str, **_: object) -> str:
-        command = ["kubectl", "--kubeconfig", str(self.kubeconfig_path), *args]
+        command = [self.kubectl_path, "--kubeconfig", str(self.kubeconfig_path), *args]
         return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
     def delete(self) -> None:
