@@ -165,6 +165,8 @@ DISABLED_ADMISSION="ServiceAccount,DefaultStorageClass,DefaultTolerationSeconds,
 # test-cmd.sh runs kube-controller-manager with its default controllers and no kubelet or
 # scheduler: fakeapi's simulated controllers but those that stand for a node.
 CONTROLLERS="job,deployment,replicaset,statefulset,daemonset,cronjob,endpointslice,endpoints,persistentvolume-binder,pvc-protection,pv-protection,namespace"
+# The log exists before the server starts, so `tail` below never races the redirection.
+: >"${SERVER_OUT}"
 # shellcheck disable=SC2086
 "${PYTHON}" -m fakeapi serve --tls --port 0 --disable-admission-plugins "${DISABLED_ADMISSION}" \
   --controllers "${CONTROLLERS}" ${FAKEAPI_ARGS:-} >"${SERVER_OUT}" 2>&1 &
