@@ -111,6 +111,7 @@ def _finish_decoding(
 
     ``body`` is the JSON text (None for protobuf, which cannot repeat a field name).
     """
+    as_decoded = value  # the strict check counts the body's keys against this, before any is added
     if not isinstance(value, dict):
         if value is None:
             raise _unrecognized(
@@ -151,7 +152,7 @@ def _finish_decoding(
     strict: list[str] = []
     if body is not None:
         try:
-            strict.extend(predecode_merge_patch(body).strict_errors)
+            strict.extend(predecode_merge_patch(body, as_decoded).strict_errors)
         except PreDecodeError as error:
             raise _cannot_handle(rtype, kind, version, str(error)) from None
     if not rtype.custom:

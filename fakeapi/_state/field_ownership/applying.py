@@ -14,6 +14,7 @@ The applier's time moves only when the object changes (``managedFieldsUpdater``)
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any
 
 from fakeapi._state.field_ownership.conflicts import conflict_error
@@ -106,7 +107,8 @@ def merge_applied(
         merged = {}
     new_set = field_set(applied, atom)
     mine: dict[str, Any] | None = None
-    others: list[tuple[dict[str, Any], frozenset[Path]]] = []
+    last: Set[Path] = frozenset()
+    others: list[tuple[dict[str, Any], Set[Path]]] = []
     for entry in entries:
         owned = owned_at(entry, api_version, renaming)
         if (
@@ -114,10 +116,9 @@ def merge_applied(
             and entry.get("operation") == "Apply"
             and (entry.get("subresource") or "") == subresource
         ):
-            mine = entry
+            mine, last = entry, owned
         else:
             others.append((entry, owned))
-    last = owned_at(mine, api_version, renaming) if mine is not None else frozenset()
     managed: FieldSet = set(new_set)
     for _, owned in others:
         managed |= owned

@@ -15,11 +15,11 @@ manager's version, ``merge/update.go``); a resource whose versions differ by a r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from typing import Any
 
 from fakeapi._patching.goencode import encode
-from fakeapi._patching.slices import paused
+from fakeapi._patching.slices import SLICE_UNITS, paused
 from fakeapi._state.field_ownership.fieldpath import FieldSet, Path, decode_fields
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "filtered",
     "manager_identifier",
     "owned_at",
+    "renamed",
     "sorted_entries",
     "with_entries",
 ]
@@ -58,7 +59,7 @@ _STATUS = ("f", "status")
 
 def filtered(paths: FieldSet, *, subresource: str, status_is_subresource: bool) -> FieldSet:
     """The paths a write through ``subresource`` may own: stripped of system fields and reset fields."""
-    kept = paths - _STRIPPED
+    kept = paths if paths.isdisjoint(_STRIPPED) else paths - _STRIPPED
     if subresource == "status":
         return {path for path in paused(kept, len(kept)) if path[:1] == (_STATUS,)}
     if status_is_subresource:
@@ -68,23 +69,37 @@ def filtered(paths: FieldSet, *, subresource: str, status_is_subresource: bool) 
 
 _decoded: dict[int, tuple[Any, frozenset[Path]]] = {}
 _DECODED_LIMIT = 4096
+_CACHED_UP_TO = 16 * SLICE_UNITS
+"""Paths of the largest set kept: a larger one (a 200,000-key map's entry) is decoded again by each
+write, in slices, rather than kept, since its hundreds of thousands of tuples would make the
+collector's first pass over them one long pause (docs/http-limits.md, "One request among others")."""
 
 
-def decoded(fields: Any) -> frozenset[Path]:
-    """A stored entry's set; stored entries never change, so the decoding is kept by identity."""
+def decoded(fields: Any) -> Set[Path]:
+    """A stored entry's set; stored entries never change, so the decoding is kept by identity.
+
+    A set larger than :data:`_CACHED_UP_TO` comes back as a new ``set`` that the caller owns (and
+    may release in slices)."""
     cached = _decoded.get(id(fields))
     if cached is not None and cached[0] is fields:
         return cached[1]
     paths = decode_fields(fields)
+    if len(paths) > _CACHED_UP_TO:
+        return paths
+    frozen_paths = frozenset(paths)
     if len(_decoded) >= _DECODED_LIMIT:
         _decoded.clear()
-    _decoded[id(fields)] = (fields, paths)
-    return paths
+    _decoded[id(fields)] = (fields, frozen_paths)
+    return frozen_paths
 
 
-def owned_at(entry: dict[str, Any], api_version: str, renaming: Renaming | None) -> frozenset[Path]:
+def owned_at(entry: dict[str, Any], api_version: str, renaming: Renaming | None) -> Set[Path]:
     """An entry's set, named as ``api_version`` names the fields."""
-    owned = decoded(entry.get("fieldsV1"))
+    return renamed(decoded(entry.get("fieldsV1")), entry, api_version, renaming)
+
+
+def renamed(owned: Set[Path], entry: dict[str, Any], api_version: str, renaming: Renaming | None) -> Set[Path]:
+    """``owned``, the set of ``entry``, named as ``api_version`` names the fields."""
     written = str(entry.get("apiVersion") or "")
     if renaming is None or written == api_version:
         return owned

@@ -26,7 +26,7 @@ import orjson
 
 from fakeapi._patching.goencode import encode, format_float
 from fakeapi._patching.gostrconv import quote
-from fakeapi._patching.slices import paused, sorted_in_slices
+from fakeapi._patching.slices import SLICE_UNITS, paused, release_in_slices, sorted_in_slices
 
 __all__ = [
     "Element",
@@ -193,6 +193,8 @@ def _emit(members: set[Element], children: dict[Element, set[Path]], *, include_
             tree[_serialized(element)] = {}
         else:
             tree[_serialized(element)] = _subtree(below, include_self=element in members)
+    large = [below for below in paused(children.values(), len(children)) if len(below) > SLICE_UNITS]
+    release_in_slices(*large, children, members)
     return tree
 
 
@@ -207,11 +209,11 @@ def _subtree(paths: set[Path], *, include_self: bool) -> dict[str, Any]:
     return _emit(members, children, include_self=include_self)
 
 
-def decode_fields(fields: Any) -> frozenset[Path]:
+def decode_fields(fields: Any) -> FieldSet:
     """A ``fieldsV1`` tree as a field set; what does not parse is left out."""
     out: set[Path] = set()
     _decode(fields, (), out)
-    return frozenset(out)
+    return out
 
 
 def _decode(fields: Any, prefix: Path, out: set[Path]) -> None:

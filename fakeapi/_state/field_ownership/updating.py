@@ -11,14 +11,16 @@ changes nothing leaves the entries alone; a manager left with nothing disappears
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any
 
+from fakeapi._patching.slices import release_in_slices
 from fakeapi._state.field_ownership.entries import (
     Renaming,
     as_written,
     decoded,
     filtered,
-    owned_at,
+    renamed,
     sorted_entries,
     with_entries,
 )
@@ -61,17 +63,19 @@ def track(
     changed = added | modified
     identity = (manager, "Update", api_version, subresource)
     kept: list[dict[str, Any]] = []
-    mine: set[Path] = set(changed)
-    previous: frozenset[Path] | None = None
+    mine: set[Path] = changed
+    previous: Set[Path] | None = None
     my_fields: Any = None
+    decodings: list[Set[Path]] = []
     for entry in entries:
         owned = decoded(entry.get("fieldsV1"))
+        decodings.append(owned)
         if _identity(entry) == identity:
             previous = owned
             my_fields = entry.get("fieldsV1")
-            mine |= owned - removed
+            mine = mine | (owned - removed)  # a new set: ``changed`` is read again below
             continue
-        owned = owned_at(entry, api_version, renaming)
+        owned = renamed(owned, entry, api_version, renaming)
         remaining = owned - changed - removed
         if remaining == owned:
             kept.append(entry)  # untouched by this write: the stored entry stays as it is
@@ -89,6 +93,10 @@ def track(
         if subresource:
             entry["subresource"] = subresource
         kept.append(entry)
+    own_sets = [paths for paths in decodings if isinstance(paths, set)]  # cached ones are frozen, and kept
+    release_in_slices(
+        comparison.added, comparison.modified, comparison.removed, added, modified, removed, changed, mine, *own_sets
+    )
     return with_entries(new, sorted_entries(kept))
 
 

@@ -23,7 +23,6 @@ client can observe of it, reproduced here from the kind's struct (:mod:`.structs
 from __future__ import annotations
 
 import base64
-import operator
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -62,9 +61,6 @@ class TypedError(ValueError):
 class TypedObject:
     value: dict[str, Any]
     unknown: list[str] = field(default_factory=list)
-
-
-_key_of_item = operator.itemgetter(0)  # a map's keys are distinct: its items sort by key alone
 
 
 def decode_typed(structs: GoStructs, struct: str, obj: dict[str, Any]) -> TypedObject:
@@ -177,7 +173,8 @@ class TypedDecoder:
                 key: self.value(element, entry, fields, f"{path}.{key}", owner)
                 for key, entry in paused(item.items(), len(item))
             }
-            return dict(sorted_in_slices(decoded.items(), key=_key_of_item))
+            ordered = sorted_in_slices(decoded)  # a map's keys are distinct: sorting them alone is enough
+            return {key: decoded[key] for key in paused(ordered, len(ordered))}
         return self._scalar(shape, target, item, fields, owner)
 
     def _scalar(self, shape: str, target: str, item: Any, fields: tuple[str, ...], owner: str) -> Any:
