@@ -73,9 +73,12 @@ def _go_error(status: int, text: str, headers: dict[str, str] | None = None) -> 
 
 
 def _go_headers(request: web.BaseRequest) -> str:
-    """The request's headers as Go's ``%#v`` prints an ``http.Header`` (names canonical, sorted)."""
+    """The request's headers as Go's ``%#v`` prints an ``http.Header`` (names canonical, sorted;
+    ``Host`` is the request's, not a header)."""
     values: dict[str, list[str]] = {}
     for name, value in request.headers.items():
+        if name.lower() == "host":
+            continue
         values.setdefault("-".join(part.capitalize() for part in name.split("-")), []).append(value)
     entries = (
         f'"{name}":[]string{{{", ".join(chr(34) + value + chr(34) for value in values[name])}}}'
