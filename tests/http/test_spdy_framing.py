@@ -12,6 +12,7 @@ import pytest
 from fakeapi._http.spdy_framing import (
     DICTIONARY,
     Data,
+    Frame,
     FrameReader,
     FrameWriter,
     GoAway,
@@ -27,7 +28,7 @@ from fakeapi._http.spdy_framing import (
 
 # Fixed-size frames, byte by byte: control bit and version 3, the type, flags and a 24-bit length,
 # then the fields.
-FIXED = [
+FIXED: list[tuple[Frame, str]] = [
     (Ping(1), "80030006 00000004 00000001"),
     (RstStream(3, 5), "80030003 00000008 00000003 00000005"),
     (GoAway(5, 0), "80030007 00000008 00000005 00000000"),
@@ -69,9 +70,9 @@ def test_the_dictionary_is_the_drafts_byte_for_byte() -> None:
 
 
 @pytest.mark.parametrize(("frame", "wire"), FIXED)
-def test_fixed_frames_are_the_drafts_bytes_both_ways(frame: object, wire: str) -> None:
+def test_fixed_frames_are_the_drafts_bytes_both_ways(frame: Frame, wire: str) -> None:
     raw = bytes.fromhex(wire.replace(" ", ""))
-    assert FrameWriter().encode(frame) == raw  # type: ignore[arg-type]
+    assert FrameWriter().encode(frame) == raw
     assert FrameReader().feed(raw) == [frame]
 
 
@@ -113,7 +114,7 @@ def test_one_compression_context_per_direction_spans_the_connection() -> None:
 
 def test_frames_come_out_whatever_pieces_the_bytes_arrive_in() -> None:
     writer = FrameWriter()
-    frames = [
+    frames: list[Frame] = [
         SynStream(1, {"port": ["80"], "streamtype": ["data"], "x": ["a", "b"]}, flags=1),
         Headers(1, {"k": ["v"]}),
         Data(1, b"x" * 70000),
