@@ -227,6 +227,9 @@ class SpdyPortForwarding:
         finally:
             await self._send_data(error, b"", FLAG_FIN)
             await self._send_data(data, b"", FLAG_FIN)
+            # What the client still sends on them is dropped, as it would be by a closed port.
+            self._streams.pop(error.stream_id, None)
+            self._streams.pop(data.stream_id, None)
 
     async def _close(self) -> None:
         # The forwards stop without closing their streams: once the connection ends spdystream
