@@ -253,3 +253,36 @@ async def test_a_client_that_goes_away_mid_forward_ends_it_quietly(server: FakeA
         assert [await peer.receive() for _ in range(3)] == [SynReply(1), SynReply(3), Data(3, b"echo ping")]
         writer.transport.abort()
         await done.wait()  # the port's connection is closed; the fixture sees no server error
+
+
+async def test_bytes_sent_before_the_pair_is_complete_wait_for_the_port(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    await started(server, client, "p")
+    listener, done = await echo_server(server, "p", 8080)
+    async with listener:
+        peer, writer = await spdy(client, "p")
+        await peer.send(opening(1, "data", 8080, "a"), Data(1, b"early", FIN))
+        assert await peer.receive() == SynReply(1)
+        await peer.send(opening(3, "error", 8080, "a"))
+        assert await peer.receive() == SynReply(3)
+        # "earl" is echoed; the FIN reached the port after the rest, and it closed.
+        assert [await peer.receive() for _ in range(3)] == [Data(1, b"echo earl"), Data(3, b"", FIN), Data(1, b"", FIN)]
+        await done.wait()
+        # Without request ids the streams pair by id: an error stream's own, a data stream's minus 2.
+        await peer.send(SynStream(5, {"port": ["9"], "streamtype": ["error"]}))
+        await peer.send(SynStream(7, {"port": ["9"], "streamtype": ["data"]}))
+        assert [await peer.receive() for _ in range(2)] == [SynReply(5), SynReply(7)]
+        refusal = await peer.receive()
+        assert isinstance(refusal, Data) and refusal.stream_id == 5 and b"error forwarding port 9 " in refusal.data
+        writer.close()
+
+
+async def test_a_frame_spdystream_cannot_read_ends_the_connection(server: FakeAPIServer, client: RawClient) -> None:
+    await started(server, client, "p")
+    peer, writer = await spdy(client, "p")
+    await peer.send(opening(1, "error", 80))
+    assert await peer.receive() == SynReply(1)
+    writer.write(bytes.fromhex("8003000a00000000"))  # a CREDENTIAL frame
+    assert await peer.rest() == [RstStream(1, CANCEL), GoAway(1)]
+    writer.close()
