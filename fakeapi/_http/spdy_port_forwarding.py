@@ -10,7 +10,8 @@ its request id (from its id when the header is missing, as for clients older tha
 Once a pair is complete the port is dialled: a refusal is written on the error stream; otherwise
 the data stream's bytes go to the port and back. When the port's connection ends both streams are
 closed, the error stream first. A client's FIN on the data stream half-closes the port's
-connection; a reset closes it.
+connection; a reset closes it. Bytes sent before the pair is complete wait for the port, within a
+stream's initial window (docs/kubelet-endpoints.md says why a reset beyond it).
 
 The connection answers the client's pings, ignores SETTINGS and WINDOW_UPDATE (spdystream keeps
 no flow-control windows), and ends on GOAWAY, on a frame it cannot read, or when the client goes:
@@ -46,6 +47,8 @@ from fakeapi._http.spdy_framing import (
 __all__ = ["Dial", "SpdyPortForwarding"]
 
 READ_SIZE = 32 * 1024
+INITIAL_WINDOW = 64 * 1024  # SPDY/3.1's initial flow-control window of a stream
+FLOW_CONTROL_ERROR = 7
 
 Dial = Callable[[int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter] | str]]
 """Connects to a port of the pod, or gives the text the kubelet writes on the error stream."""
@@ -66,6 +69,7 @@ class _Pair:
     data: _Stream | None = None
     error: _Stream | None = None
     pending: list[bytes] = field(default_factory=list)
+    dialled: asyncio.Event = field(default_factory=asyncio.Event)
     connection: asyncio.StreamWriter | None = None
 
 
@@ -175,17 +179,29 @@ class SpdyPortForwarding:
         if found is None or found[0].remote_done:
             return
         stream, pair = found
-        if frame.flags & FLAG_FIN:
-            stream.remote_done = True
+        fin = bool(frame.flags & FLAG_FIN)
         if stream.kind != "data" or pair.data is not stream:
-            return  # the kubelet never reads the error stream
-        connection = pair.connection
-        if connection is None:
-            pair.pending.append(frame.data)
+            stream.remote_done = fin  # the kubelet never reads the error stream
             return
+        if pair.error is not None and not pair.dialled.is_set():
+            await pair.dialled.wait()  # the port is being dialled: its bytes follow what waits
+        connection = pair.connection
+        if connection is None and not pair.dialled.is_set():
+            # The partner stream has not come yet: the bytes wait, within the draft's initial
+            # window of a stream (spdystream would stop reading the connection instead).
+            if sum(map(len, pair.pending)) + len(frame.data) > INITIAL_WINDOW:
+                self._reset(stream.stream_id)
+                await self._send(RstStream(stream.stream_id, FLOW_CONTROL_ERROR))
+                return
+            pair.pending.append(frame.data)
+            stream.remote_done = fin
+            return
+        stream.remote_done = fin
+        if connection is None:
+            return  # the port refused: nothing reads these bytes
         with contextlib.suppress(ConnectionError):
             connection.write(frame.data)
-            if stream.remote_done and connection.can_write_eof():
+            if fin and connection.can_write_eof():
                 connection.write_eof()
             await connection.drain()
 
@@ -208,8 +224,12 @@ class SpdyPortForwarding:
     async def _forward(self, pair: _Pair, data: _Stream, error: _Stream) -> None:
         """``portForward``: dial the data stream's port, copy both ways, then close both streams."""
         try:
-            dialled = await self._dial(data.port)
+            try:
+                dialled = await self._dial(data.port)
+            finally:
+                pair.dialled.set()
             if isinstance(dialled, str):
+                pair.pending.clear()
                 await self._send_data(error, dialled.encode())
                 return
             reader, connection = dialled

@@ -286,3 +286,15 @@ async def test_a_frame_spdystream_cannot_read_ends_the_connection(server: FakeAP
     writer.write(bytes.fromhex("8003000a00000000"))  # a CREDENTIAL frame
     assert await peer.rest() == [RstStream(1, CANCEL), GoAway(1)]
     writer.close()
+
+
+async def test_a_lone_data_stream_holds_no_more_than_its_initial_window(
+    server: FakeAPIServer, client: RawClient
+) -> None:
+    await started(server, client, "p")
+    peer, writer = await spdy(client, "p")
+    await peer.send(opening(1, "data", 8080, "a"), Data(1, b"x" * 65536))
+    assert await peer.receive() == SynReply(1)
+    await peer.send(Data(1, b"y"), Ping(3))
+    assert [await peer.receive(), await peer.receive()] == [RstStream(1, 7), Ping(3)]  # FLOW_CONTROL_ERROR
+    writer.close()
