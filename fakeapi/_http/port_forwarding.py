@@ -1,4 +1,4 @@
-"""``pods/<name>/portforward`` over WebSocket for a pod the simulated kubelet runs (docs/kubelet-endpoints.md).
+"""``pods/<name>/portforward`` for a pod the simulated kubelet runs (docs/kubelet-endpoints.md).
 
 The apiserver decodes ``ports`` (``Convert_Slice_string_To_Slice_int32``: repeated or comma
 separated, each a ``strconv.ParseUint(v, 10, 16)``) and hands the request to the kubelet, whose
@@ -11,6 +11,11 @@ channel. Here a port listens when a test named the local address it stands for
 (:meth:`~fakeapi.FakeAPIServer.forward_port`), or, in a pod with a process-backed container, on the
 local port the process stands for (docs/process-containers.md); the connection ends when every
 port's connection has.
+
+Any other upgrade is kubectl's SPDY/3.1, tunnelled in a WebSocket (the apiserver's tunnelling
+handler takes a WebSocket offering ``SPDY/3.1+...k8s.io``) or plain (``Upgrade: SPDY/3.1``):
+``spdy_upgrades`` answers it, with the same dialling and the same refusal text. A request that is
+no upgrade (no ``Connection: upgrade``, ``httpstream.IsUpgradeRequest``) is the apiserver's 400.
 """
 
 from __future__ import annotations
