@@ -1,4 +1,4 @@
-"""``pods/<name>/portforward`` over WebSocket for a pod the simulated kubelet runs (docs/kubelet-endpoints.md).
+"""``pods/<name>/portforward`` for a pod the simulated kubelet runs (docs/kubelet-endpoints.md).
 
 The apiserver decodes ``ports`` (``Convert_Slice_string_To_Slice_int32``: repeated or comma
 separated, each a ``strconv.ParseUint(v, 10, 16)``) and hands the request to the kubelet, whose
@@ -11,6 +11,11 @@ channel. Here a port listens when a test named the local address it stands for
 (:meth:`~fakeapi.FakeAPIServer.forward_port`), or, in a pod with a process-backed container, on the
 local port the process stands for (docs/process-containers.md); the connection ends when every
 port's connection has.
+
+Any other upgrade is kubectl's SPDY/3.1, tunnelled in a WebSocket (the apiserver's tunnelling
+handler takes a WebSocket offering ``SPDY/3.1+...k8s.io``) or plain (``Upgrade: SPDY/3.1``):
+``spdy_upgrades`` answers it, with the same dialling and the same refusal text. A request that is
+no upgrade (no ``Connection: upgrade``, ``httpstream.IsUpgradeRequest``) is the apiserver's 400.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +31,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from fakeapi._cluster.kubelet_endpoints import KubeletEndpoints
+from fakeapi._http.spdy_upgrades import offers_spdy_tunnel, serve_spdy, serve_spdy_tunnel
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
 
@@ -109,19 +116,12 @@ class _Forwarding:
             with contextlib.suppress(ConnectionError):
                 await writer.drain()
 
-    async def forward(self, index: int, target: tuple[str, int] | None, pod: dict[str, Any]) -> None:
-        port = self.ports[index]
-        try:
-            if target is None:
-                raise ConnectionRefusedError
-            reader, writer = await asyncio.open_connection(*target)
-        except OSError:
-            text = (
-                f"error forwarding port {port} to pod {_sandbox_id(pod)}, uid : "
-                f"dial tcp4 127.0.0.1:{port}: connect: connection refused"
-            )
-            await self.send(2 * index + 1, text.encode())
+    async def forward(self, index: int, kubelet: KubeletEndpoints, pod: dict[str, Any]) -> None:
+        dialled = await _dial(kubelet, pod, self.ports[index])
+        if isinstance(dialled, str):
+            await self.send(2 * index + 1, dialled.encode())
             return
+        reader, writer = dialled
         self.writers[index] = writer
         writer.write(b"".join(self.pending[index]))
         self.pending[index] = []
@@ -133,21 +133,51 @@ class _Forwarding:
             writer.close()
 
 
+async def _dial(
+    kubelet: KubeletEndpoints, pod: dict[str, Any], port: int
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | str:
+    """A connection to the pod's ``port``, or the text the kubelet writes on the port's error stream."""
+    target = kubelet.target_of(pod, port)
+    try:
+        if target is None:
+            raise ConnectionRefusedError
+        return await asyncio.open_connection(*target)
+    except OSError:
+        return (
+            f"error forwarding port {port} to pod {_sandbox_id(pod)}, uid : "
+            f"dial tcp4 127.0.0.1:{port}: connect: connection refused"
+        )
+
+
+def _pod_not_found(pod: dict[str, Any]) -> web.Response:
+    meta = metadata_of(pod)
+    return web.Response(status=500, text=f'pod not found ("{meta.get("name", "")}_{meta.get("namespace", "")}")')
+
+
+def _is_upgrade(request: web.BaseRequest) -> bool:
+    """``httpstream.IsUpgradeRequest``: a ``Connection`` header that names ``upgrade``."""
+    return any("upgrade" in value.lower() for value in request.headers.getall("Connection", []))
+
+
 async def serve_port_forward(
     request: web.BaseRequest, kubelet: KubeletEndpoints, pod: dict[str, Any]
 ) -> web.StreamResponse:
     ports = _ports(request)
-    if request.headers.get("Upgrade", "").lower() != "websocket":
+    if not _is_upgrade(request):
         raise APIError.bad_request("Upgrade request required")
+    websocket = request.headers.get("Upgrade", "").lower() == "websocket"
+    if offers_spdy_tunnel(request) or not websocket:
+        if not _runs_a_container(pod):
+            return _pod_not_found(pod)
+        serve = serve_spdy_tunnel if websocket else serve_spdy
+        return await serve(request, functools.partial(_dial, kubelet, pod))
     protocol = _negotiate(request)
     if protocol is None:
         return web.Response(status=403)
     if not ports:
         return web.Response(status=400, text='query parameter "port" is required')
-    meta = metadata_of(pod)
-    namespace, name = str(meta.get("namespace", "")), str(meta.get("name", ""))
     if not _runs_a_container(pod):
-        return web.Response(status=500, text=f'pod not found ("{name}_{namespace}")')
+        return _pod_not_found(pod)
     socket = web.WebSocketResponse(protocols=(protocol,) if protocol else ())
     await socket.prepare(request)
     forwarding = _Forwarding(socket, protocol, ports)
@@ -156,10 +186,7 @@ async def serve_port_forward(
         await forwarding.send(2 * index, announced)
         await forwarding.send(2 * index + 1, announced)
     reader = asyncio.get_running_loop().create_task(forwarding.receive())
-    forwards = [
-        asyncio.ensure_future(forwarding.forward(index, kubelet.target_of(pod, port), pod))
-        for index, port in enumerate(ports)
-    ]
+    forwards = [asyncio.ensure_future(forwarding.forward(index, kubelet, pod)) for index in range(len(ports))]
     every_port = asyncio.ensure_future(_all_of(forwards))
     try:
         await asyncio.wait([reader, every_port], return_when=asyncio.FIRST_COMPLETED)

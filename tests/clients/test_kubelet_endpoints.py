@@ -3,6 +3,7 @@ port-forward (docs/kubelet-endpoints.md)."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import threading
@@ -12,7 +13,7 @@ from kubernetes import client, config
 from kubernetes.stream import portforward, stream
 
 from fakeapi import FakeAPIServer, OutcomeRule
-from tests.cli.serving import READ_TIMEOUT, home_env, require_tool
+from tests.cli.serving import READ_TIMEOUT, Background, home_env, require_tool
 from tests.clients.local import run_kubectl, threaded_server
 
 START = 1_700_000_000.0
@@ -77,13 +78,30 @@ def test_kubectl_exec_speaks_websocket_v5_and_shows_the_exit_code(tmp_path: Path
         )
 
 
-def test_kubectl_port_forward_is_not_offered(tmp_path: Path) -> None:
-    """kubectl 1.32 tunnels SPDY through a WebSocket for port-forward, then falls back to SPDY: neither is served."""
+def test_kubectl_port_forward_reaches_the_address_a_test_named(tmp_path: Path) -> None:
+    """kubectl 1.32 tunnels SPDY through a WebSocket for port-forward (tests/clients/test_kubectl_port_forward.py
+    has both paths against ``fakeapi serve``)."""
     with threaded_server(controllers="all", clock=lambda: START) as server:
         assert kubectl(server, tmp_path, "run", "web", "--image=nginx")[0] == 0
         server.advance(0)
-        code, _, err = kubectl(server, tmp_path, "port-forward", "pod/web", "0:80")
-        assert (code, err) == (1, "error: error upgrading connection: Upgrade request required\n")
+        listener = socket.create_server(("127.0.0.1", 0))
+        server.forward_port("web", 80, f"127.0.0.1:{listener.getsockname()[1]}")
+        binary = require_tool("kubectl", "driving the real kubectl")
+        argv = [binary, "--kubeconfig", str(tmp_path / "kubeconfig"), "port-forward", "pod/web", ":80"]
+        forward = Background(argv, env=home_env(tmp_path))
+        listener.settimeout(READ_TIMEOUT)
+        with listener, forward:
+            line = forward.next_line() or ""
+            assert line.startswith("Forwarding from 127.0.0.1:") and line.endswith(" -> 80"), forward.stderr_text()
+            local = int(line.split(":")[1].split()[0])
+            with socket.create_connection(("127.0.0.1", local), timeout=READ_TIMEOUT) as connection:
+                connection.sendall(b"ping")
+                accepted, _ = listener.accept()
+                with accepted:
+                    assert accepted.recv(4) == b"ping"
+                    accepted.sendall(b"pong")
+                assert connection.recv(4) == b"pong"
+            assert forward.stop(signal.SIGINT) == 0
 
 
 def test_python_client_exec_and_port_forward(tmp_path: Path) -> None:
