@@ -100,14 +100,14 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     user, refusal = _authenticate(request, state, info, pretty=pretty)
     entry = _begin_entry(request, state, info, user)
     if refusal is not None:
-        return _answered(request, entry, refusal, state, started)
+        return await _answered(request, entry, refusal, state, started)
     if user is not None:
         request[FILTER_HEADERS] = classification_headers(state.flow_classifier, info, user, request.method)
     after_commit = _AS_USUAL
     if state.gate is not None and info.is_resource_request:
         gated = await _consult_gate(request, state, info, entry)
         if isinstance(gated, APIError):
-            return _answered(
+            return await _answered(
                 request,
                 entry,
                 error_response(gated, pretty=pretty, accept=request.headers.get("Accept")),
@@ -119,7 +119,7 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
     if user is not None and state.authorization.enforcing:
         authorized = _authorize(request, state, info, user, entry)
         if isinstance(authorized, APIError):
-            return _answered(
+            return await _answered(
                 request,
                 entry,
                 error_response(authorized, pretty=pretty, accept=request.headers.get("Accept")),
@@ -156,17 +156,17 @@ async def journaled(request: web.BaseRequest, state: ServerState) -> web.StreamR
         entry.fault = "response lost after commit"
         _cut(request)
         raise ConnectionResetError("response dropped by the gate")
-    return _answered(request, entry, response, state, started)
+    return await _answered(request, entry, response, state, started)
 
 
-def _answered(
+async def _answered(
     request: web.BaseRequest, entry: JournalEntry, response: web.StreamResponse, state: ServerState, started: float
 ) -> web.StreamResponse:
     """The answer journaled, and logged when there is a request log: every answer, refusals included.
 
     The journal keeps the body as encoded; gzip, when the client asked for it, comes after."""
     response = _finish(entry, response, state)
-    compress_answer(request, response)
+    await compress_answer(request, response)
     if state.request_log is not None:
         state.request_log(_log_line(request, entry, response, started))
     return response

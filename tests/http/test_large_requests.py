@@ -9,6 +9,8 @@ server's own, and one that is never spent, and every answer must be the same byt
 from __future__ import annotations
 
 import asyncio
+import gc
+import gzip
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -18,7 +20,9 @@ import pytest
 import pytest_asyncio
 
 from fakeapi import WebhookAnswer, WebhookCall
+from fakeapi._http.slicing import SLICED_FROM, in_slices
 from fakeapi._patching import slices
+from fakeapi._state.field_ownership import entries
 from fakeapi.server import FakeAPIServer
 from tests.admission.conftest import configuration, webhook
 from tests.conftest import RawClient, Reply
@@ -90,6 +94,69 @@ async def test_large_writes_answer_the_same_bytes_wherever_they_pause(monkeypatc
     assert await _answers() == default
     monkeypatch.setattr(slices, "SLICE_UNITS", NEVER)
     assert await _answers() == default
+
+
+async def test_large_field_sets_decoded_afresh_and_freed_in_slices_answer_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A stored entry's set larger than the kept size is decoded again by each write and emptied in
+    # slices once used; with nothing kept, every write of the sequence takes that path.
+    default = await _answers()
+    monkeypatch.setattr(entries, "_CACHED_UP_TO", 0)
+    monkeypatch.setattr(slices, "SLICE_UNITS", 64)
+    assert await _answers() == default
+
+
+async def test_the_collector_runs_again_once_a_large_write_is_done(server: FakeAPIServer, client: RawClient) -> None:
+    assert gc.isenabled()
+    created = await client.post(CONFIGMAPS, big_configmap("big", 20_000))
+    assert created.status == 201
+    assert len(created.json()["data"]) == 20_000
+    assert gc.isenabled()
+
+
+async def test_a_collector_the_process_turned_off_stays_off(server: FakeAPIServer, client: RawClient) -> None:
+    gc.disable()
+    try:
+        assert (await client.post(CONFIGMAPS, big_configmap("big", 20_000))).status == 201
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+async def test_a_stage_cancelled_while_paused_gives_the_collector_back() -> None:
+    paused = asyncio.Event()
+
+    def stage() -> None:
+        for _ in range(1000):
+            slices.pause(slices.SLICE_UNITS)
+
+    async def run() -> None:
+        paused.set()
+        await in_slices(SLICED_FROM, stage)
+
+    task = asyncio.ensure_future(run())
+    await paused.wait()
+    await asyncio.sleep(0)  # the stage has started and paused once
+    assert not gc.isenabled()  # held while it works
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert gc.isenabled()
+
+
+async def test_a_large_answer_gzipped_in_pieces_is_the_answer(server: FakeAPIServer) -> None:
+    body = big_configmap("big", 40_000)
+    async with aiohttp.ClientSession(auto_decompress=False) as session:
+        async with session.post(server.url + CONFIGMAPS, json=body, headers={"Accept-Encoding": "gzip"}) as response:
+            assert response.status == 201
+            assert response.headers["Content-Encoding"] == "gzip"
+            compressed = await response.read()
+        async with session.get(server.url + f"{CONFIGMAPS}/big", headers={"Accept-Encoding": "identity"}) as response:
+            plain = await response.read()
+    assert len(plain) > 4 * 256 * 1024  # several pieces
+    assert compressed[:10] == bytes((0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 4, 255))
+    assert gzip.decompress(compressed) == plain
 
 
 class FirstCreateProbe:
