@@ -37,6 +37,7 @@ RESOURCE_QUOTA = "ResourceQuota"
 VALIDATING_POLICY = "ValidatingAdmissionPolicy"
 DEFAULT_STORAGE_CLASS = "DefaultStorageClass"
 STORAGE_PROTECTION = "StorageObjectInUseProtection"
+CLAIM_RESIZE = "PersistentVolumeClaimResize"
 
 ALL_ORDERED_PLUGINS: tuple[str, ...] = (
     "AlwaysAdmit",
@@ -60,7 +61,7 @@ ALL_ORDERED_PLUGINS: tuple[str, ...] = (
     DEFAULT_STORAGE_CLASS,
     STORAGE_PROTECTION,
     "OwnerReferencesPermissionEnforcement",
-    "PersistentVolumeClaimResize",
+    CLAIM_RESIZE,
     "RuntimeClass",
     "CertificateApproval",
     "CertificateSigning",
@@ -82,7 +83,7 @@ DEFAULT_ON_PLUGINS: frozenset[str] = frozenset(
         "LimitRanger",
         SERVICE_ACCOUNT,
         DEFAULT_STORAGE_CLASS,
-        "PersistentVolumeClaimResize",
+        CLAIM_RESIZE,
         "DefaultTolerationSeconds",
         MUTATING_WEBHOOK,
         VALIDATING_WEBHOOK,
@@ -109,6 +110,7 @@ REPRODUCED: frozenset[str] = frozenset(
         PRIORITY,
         DEFAULT_STORAGE_CLASS,
         STORAGE_PROTECTION,
+        CLAIM_RESIZE,
         MUTATING_WEBHOOK,
         VALIDATING_POLICY,
         VALIDATING_WEBHOOK,

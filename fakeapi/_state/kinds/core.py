@@ -11,10 +11,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._state import controllers, defaults, namespace_content
-from fakeapi._state.admission.plugins import DEFAULT_STORAGE_CLASS, PRIORITY, SERVICE_ACCOUNT, STORAGE_PROTECTION
+from fakeapi._state.admission.plugins import (
+    CLAIM_RESIZE,
+    DEFAULT_STORAGE_CLASS,
+    PRIORITY,
+    SERVICE_ACCOUNT,
+    STORAGE_PROTECTION,
+)
 from fakeapi._state.admission.priority import admit_pod_priority
 from fakeapi._state.admission.serviceaccount import admit_pod
-from fakeapi._state.admission.storage import add_protection_finalizer, default_claim_class
+from fakeapi._state.admission.storage import add_protection_finalizer, check_claim_resize, default_claim_class
 from fakeapi._state.defaults.allocation import keep_allocated_values
 from fakeapi._state.defaults.cluster import (
     limit_range_defaults,
@@ -190,8 +196,8 @@ class PodStrategy(Strategy):
 
 
 class VolumeStrategy(Strategy):
-    """Claims and volumes: a create passes DefaultStorageClass (claims) and StorageObjectInUseProtection
-    (:mod:`..admission.storage`)."""
+    """Claims and volumes: a create passes DefaultStorageClass (claims) and StorageObjectInUseProtection,
+    a claim's update PersistentVolumeClaimResize (:mod:`..admission.storage`)."""
 
     def admit(self, store: StoreView, rtype: ResourceType, namespace: str, obj: dict[str, Any]) -> dict[str, Any]:
         if rtype.plural == "persistentvolumeclaims" and DEFAULT_STORAGE_CLASS in store.admission_plugins:
@@ -199,6 +205,15 @@ class VolumeStrategy(Strategy):
         if STORAGE_PROTECTION in store.admission_plugins:
             obj = add_protection_finalizer(store, rtype.plural, obj)
         return obj
+
+    def validate_update(
+        self, store: StoreView, rtype: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str
+    ) -> None:
+        super().validate_update(store, rtype, new, old, subresource)
+        # A validating plugin: it runs after the registry's validation and before the policies and
+        # webhooks, first of the validating plugins fakeapi runs (kube-apiserver's plugin order).
+        if rtype.plural == "persistentvolumeclaims" and not subresource and CLAIM_RESIZE in store.admission_plugins:
+            check_claim_resize(store, rtype, new, old)
 
 
 class NamespaceContentStrategy(Strategy):
