@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -48,21 +49,24 @@ stream may leave stay bounded."""
 
 _runs_under_way = 0
 _collector_was_enabled = False
+_counting = threading.Lock()  # servers on loops of their own threads (the pytest fixture's) share the count
 
 
 def _hold_collector() -> None:
     global _runs_under_way, _collector_was_enabled
-    if _runs_under_way == 0:
-        _collector_was_enabled = gc.isenabled()
-        gc.disable()
-    _runs_under_way += 1
+    with _counting:
+        if _runs_under_way == 0:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _runs_under_way += 1
 
 
 def _release_collector() -> None:
     global _runs_under_way
-    _runs_under_way -= 1
-    if _runs_under_way == 0 and _collector_was_enabled:
-        gc.enable()
+    with _counting:
+        _runs_under_way -= 1
+        if _runs_under_way == 0 and _collector_was_enabled:
+            gc.enable()
 
 
 def _collect_past_ceiling() -> None:
