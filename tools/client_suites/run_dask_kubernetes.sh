@@ -10,7 +10,10 @@
 # - dask_kubernetes/bin first on PATH, for what the suite's conftest calls around kind: `docker
 #   build` (skipped: no image runs), `helm` (required on PATH, used only for dask-gateway) and
 #   `k8s-crd-resolver` (installed from git upstream; its output for each CRD is the Helm chart's).
-# The project's addopts are left out: their --keep-cluster would leave the server running.
+# KUBECONFIG names, before the session starts, the file the stand-in writes when the suite's fixture
+# creates the cluster, as the project's CI names pytest-kind's (the kubernetes client reads the
+# variable when it is imported). The project's addopts are left out: their --keep-cluster would
+# leave the server running.
 # Extra flags for the server go in FAKEAPI_SERVE_FLAGS (it replaces the default, the rules file).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -23,6 +26,7 @@ python3 -m pip download --quiet --no-deps --no-binary :all: "dask-kubernetes==${
 tar -xzf "$work/dask_kubernetes-${version}.tar.gz" -C "$work"
 cd "$work/dask_kubernetes-${version}"
 export PATH="$here/dask_kubernetes/bin:$PATH"
+export KUBECONFIG="$PWD/.pytest-kind/pytest-kind/kubeconfig"
 export FAKEAPI_SERVE_FLAGS="${FAKEAPI_SERVE_FLAGS---outcomes $here/dask_kubernetes/outcomes.yaml}"
 PYTHONPATH="$here:$checkout${PYTHONPATH:+:$PYTHONPATH}" exec python3 -m pytest dask_kubernetes/operator/controller/tests \
   -p pytest_kind.plugin -p no:cacheprovider -o addopts="" -q -rfE "$@"

@@ -1,7 +1,10 @@
 """``KindCluster`` as pytest-kind names it, backed by a ``fakeapi serve`` process.
 
 The server runs with ``--tls --controllers all`` and the flags in ``FAKEAPI_SERVE_FLAGS`` (split
-on spaces), writes its kubeconfig where ``kubeconfig_path`` says, and stops on ``delete()``.
+on spaces), writes its kubeconfig where ``kubeconfig_path`` says (where pytest-kind writes kind's,
+``.pytest-kind/NAME/kubeconfig`` under the working directory, unless ``kubeconfig`` names a file;
+a suite's CI may point ``KUBECONFIG`` there before the session starts), its log beside it, and
+stops on ``delete()``.
 ``load_docker_image`` loads nothing: fakeapi runs no image, and what a container does comes from
 the server's outcome rules (a process rule names a local program). ``port_forward`` runs
 ``pytest_kind.forwarding`` where pytest-kind runs ``kubectl port-forward``.
@@ -16,7 +19,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,11 +27,14 @@ __all__ = ["KindCluster"]
 
 
 class KindCluster:
-    def __init__(self, name: str = "pytest-kind", image: str | None = None, **_: object) -> None:
+    def __init__(
+        self, name: str = "pytest-kind", kubeconfig: Path | None = None, image: str | None = None, **_: object
+    ) -> None:
         self.name = name
         self.image = image
-        self.folder = Path(tempfile.mkdtemp(prefix=f"fakeapi-{name}-"))
-        self.kubeconfig_path = self.folder / "kubeconfig"
+        self.path = (Path(".pytest-kind") / name).resolve()
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.kubeconfig_path = Path(kubeconfig) if kubeconfig is not None else self.path / "kubeconfig"
         self.kubectl_path = shutil.which("kubectl") or "kubectl"
         self.process: subprocess.Popen[str] | None = None
 
@@ -37,13 +42,13 @@ class KindCluster:
         flags = shlex.split(os.environ.get("FAKEAPI_SERVE_FLAGS", ""))
         command = [sys.executable, "-m", "fakeapi", "serve", "--port", "0", "--tls", "--controllers", "all"]
         command += ["--kubeconfig", str(self.kubeconfig_path), *flags]
-        log = (self.folder / "server.log").open("w")
+        log = (self.path / "server.log").open("w")
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
         assert self.process.stdout is not None
         for line in self.process.stdout:
             if "serving on" in line:
                 return
-        raise RuntimeError(f"fakeapi serve exited before it was ready; see {self.folder / 'server.log'}")
+        raise RuntimeError(f"fakeapi serve exited before it was ready; see {self.path / 'server.log'}")
 
     def kubectl(self, *args: str, **_: object) -> str:
         command = [self.kubectl_path, "--kubeconfig", str(self.kubeconfig_path), *args]
