@@ -1,11 +1,10 @@
-"""The port-forward of the pytest-kind stand-in (``tools/client_suites/pytest_kind/forwarding.py``),
-as dask-kubernetes' suite uses it: ``service/NAME :PORT`` reaches the program that stands for the pod
-behind the Service, through the Service's named ``targetPort``, and a pod that is not Running is
-refused as kubectl refuses it (docs/client-suites.md)."""
+"""``kubectl port-forward`` as the pytest-kind stand-in runs it for dask-kubernetes' suite
+(``tools/client_suites/pytest_kind/cluster.py``): ``service/NAME :PORT`` reaches the program that
+stands for the pod behind the Service, through the Service's named ``targetPort``, and a pod that is
+not Running is refused by kubectl itself (docs/client-suites.md)."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -19,7 +18,6 @@ from tests.clients.local import threaded_server
 
 START = 1_700_000_000.0
 PYTHON = sys.executable
-STAND_IN = Path(__file__).resolve().parents[2] / "tools" / "client_suites"
 
 
 def create_web(server: FakeAPIServer, kubeconfig: Path, image: str) -> client.CoreV1Api:
@@ -37,9 +35,8 @@ def create_web(server: FakeAPIServer, kubeconfig: Path, image: str) -> client.Co
 
 
 def start_forwarder(kubeconfig: Path, home: Path, *args: str) -> subprocess.Popen[str]:
-    path = os.pathsep.join(filter(None, [str(STAND_IN), os.environ.get("PYTHONPATH")]))
-    environment = home_env(home) | {"KUBECONFIG": str(kubeconfig), "PYTHONPATH": path}
-    command = [PYTHON, "-m", "pytest_kind.forwarding", *args]
+    environment = home_env(home) | {"KUBECONFIG": str(kubeconfig)}
+    command = ["kubectl", "port-forward", *args]
     return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -7,7 +7,7 @@ a suite's CI may point ``KUBECONFIG`` there before the session starts), its log 
 stops on ``delete()``.
 ``load_docker_image`` loads nothing: fakeapi runs no image, and what a container does comes from
 the server's outcome rules (a process rule names a local program). ``port_forward`` runs
-``pytest_kind.forwarding`` where pytest-kind runs ``kubectl port-forward``.
+``kubectl port-forward`` as pytest-kind does.
 """
 
 from __future__ import annotations
@@ -63,13 +63,12 @@ class KindCluster:
     ) -> Iterator[int]:
         """Forward a local port to the pod behind ``service_or_pod_name`` while the block runs.
 
-        This is pytest-kind 22.11.1's ``port_forward`` with ``pytest_kind.forwarding`` in place of
-        ``kubectl port-forward``, down to its loop, which has no ``break``: it starts a forwarder
-        ``retries`` times, each on a new random port after stopping the one before, starts again
-        if the forwarder exits (kubectl exits while the pod is not Running), checks that the port
-        accepts a connection, and yields the last port. Where pytest-kind sleeps a second for
-        kubectl to listen, this waits for the forwarder to say it listens (or to exit): a Python
-        forwarder takes longer than a second to start on a loaded machine.
+        This is pytest-kind 22.11.1's ``port_forward``, ``kubectl port-forward`` down to its loop,
+        which has no ``break``: it starts kubectl ``retries`` times, each on a new random port after
+        stopping the one before, starts again if kubectl exits (it does while the pod is not
+        Running), checks that the port accepts a connection, and yields the last port. Where
+        pytest-kind sleeps a second for kubectl to listen, this waits for kubectl to say it listens
+        (or to exit).
         """
         environment = {**os.environ, "KUBECONFIG": str(self.kubeconfig_path)}
         forwarders: list[subprocess.Popen[str]] = []
@@ -77,7 +76,7 @@ class KindCluster:
             port = 0
             for attempt in range(retries):
                 port = local_port or random.randrange(5000, 30000)
-                command = [sys.executable, "-m", "pytest_kind.forwarding", service_or_pod_name, f"{port}:{remote_port}"]
+                command = ["kubectl", "port-forward", service_or_pod_name, f"{port}:{remote_port}"]
                 forwarder = _start_forwarder([*command, *args], environment, forwarders)
                 if forwarder.poll() is not None:
                     if attempt == retries - 1:
