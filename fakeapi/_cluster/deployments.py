@@ -65,6 +65,7 @@ from fakeapi._cluster.deployment_specs import (
 )
 from fakeapi._cluster.podhash import compute_hash
 from fakeapi._cluster.replicasets import REPLICASETS, controller_of, owned_by, selects
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
 
@@ -73,7 +74,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DeploymentSync"]
 
-MANAGER = "kube-controller-manager"
 COMPONENT = "deployment-controller"
 
 
@@ -204,7 +204,7 @@ class DeploymentSync:
         self, replicaset: dict[str, Any], template: dict[str, Any]
     ) -> tuple[dict[str, Any], bool] | None:
         try:
-            stored = self.store.create(REPLICASETS, self.namespace, replicaset, manager=MANAGER).object
+            stored = self.store.create(REPLICASETS, self.namespace, replicaset, manager=CONTROLLER_MANAGER).object
         except APIError as error:
             if error.reason != "AlreadyExists":
                 self._create_failed(str(metadata_of(replicaset)["name"]), error)
@@ -236,7 +236,7 @@ class DeploymentSync:
             self.write_status()
         if not reported:
             self.simulation.recorder.record(
-                self.d, "Warning", "ReplicaSetCreateError", message, component=COMPONENT, manager=MANAGER
+                self.d, "Warning", "ReplicaSetCreateError", message, component=COMPONENT, manager=CONTROLLER_MANAGER
             )
 
     def _new_replicas(self, olds: list[dict[str, Any]], new: dict[str, Any] | None) -> int:
@@ -326,7 +326,7 @@ class DeploymentSync:
 
         meta = metadata_of(replicaset)
         updated = self.store.update(
-            REPLICASETS, self.namespace, str(meta.get("name")), changed, manager=MANAGER, unconditional=True
+            REPLICASETS, self.namespace, str(meta.get("name")), changed, manager=CONTROLLER_MANAGER, unconditional=True
         ).object
         return self.replace(updated)
 
@@ -354,7 +354,7 @@ class DeploymentSync:
     def scaling_event(self, operation: str, name: str, old: int, new: int) -> None:
         message = f"Scaled {operation} replica set {name} from {old} to {new}"
         self.simulation.recorder.record(
-            self.d, "Normal", "ScalingReplicaSet", message, component=COMPONENT, manager=MANAGER
+            self.d, "Normal", "ScalingReplicaSet", message, component=COMPONENT, manager=CONTROLLER_MANAGER
         )
 
     def current(self, replicaset: dict[str, Any]) -> dict[str, Any]:
@@ -383,7 +383,7 @@ class DeploymentSync:
                 self.name,
                 with_status,
                 subresource="status",
-                manager=MANAGER,
+                manager=CONTROLLER_MANAGER,
                 unconditional=True,
             ).object
         )

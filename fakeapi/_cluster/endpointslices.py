@@ -35,7 +35,6 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.service_pods import (
-    MANAGER,
     TRIGGER_TIME_ANNOTATION,
     find_port,
     handled_services,
@@ -46,6 +45,7 @@ from fakeapi._cluster.service_pods import (
     should_be_in_endpoints,
     trigger_time,
 )
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 
@@ -411,7 +411,7 @@ def _finalize(simulation: ControllerContext, service: dict[str, Any], plan: _Pla
     namespace = metadata_of(service).get("namespace", "")
     if metadata_of(service).get("deletionTimestamp") is None:
         for slice_ in creates:
-            store.create(SLICES, namespace, _annotated(slice_, stamp), manager=MANAGER)
+            store.create(SLICES, namespace, _annotated(slice_, stamp), manager=CONTROLLER_MANAGER)
     for slice_ in updates:
         wanted = _annotated(slice_, stamp)
 
@@ -421,7 +421,9 @@ def _finalize(simulation: ControllerContext, service: dict[str, Any], plan: _Pla
                 meta["managedFields"] = metadata_of(current).get("managedFields")
             return {**wanted, "metadata": meta}
 
-        store.update(SLICES, namespace, metadata_of(slice_)["name"], replaced, manager=MANAGER, unconditional=True)
+        store.update(
+            SLICES, namespace, metadata_of(slice_)["name"], replaced, manager=CONTROLLER_MANAGER, unconditional=True
+        )
     for slice_ in deletes:
         if store.find(SLICES, namespace, metadata_of(slice_)["name"]) is not None:
             store.delete(SLICES, namespace, metadata_of(slice_)["name"])

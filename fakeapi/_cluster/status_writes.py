@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from fakeapi._cluster.context import ControllerContext
     from fakeapi._state.resources import ResourceType
 
-__all__ = ["CONTROLLER_MANAGER", "write_status", "write_status_fields"]
+__all__ = ["CONTROLLER_MANAGER", "update_status", "write_status", "write_status_fields"]
 
 CONTROLLER_MANAGER = "kube-controller-manager"
 
@@ -32,7 +32,7 @@ def write_status_fields(
                 status[key] = value
         return {**current, "status": status}
 
-    _update_status(simulation, rtype, obj, with_status, CONTROLLER_MANAGER)
+    update_status(simulation, rtype, obj, with_status, CONTROLLER_MANAGER)
 
 
 def write_status(
@@ -44,16 +44,17 @@ def write_status(
     manager: str = CONTROLLER_MANAGER,
 ) -> None:
     """Replace the stored object's status with ``status``."""
-    _update_status(simulation, rtype, obj, lambda current: {**current, "status": status}, manager)
+    update_status(simulation, rtype, obj, lambda current: {**current, "status": status}, manager)
 
 
-def _update_status(
+def update_status(
     simulation: ControllerContext,
     rtype: ResourceType,
     obj: dict[str, Any],
     change: Callable[[dict[str, Any]], dict[str, Any]],
-    manager: str,
+    manager: str = CONTROLLER_MANAGER,
 ) -> None:
+    """Write ``change`` of the stored object (its status) through the ``status`` subresource."""
     meta = metadata_of(obj)
     simulation.store.update(
         rtype,
