@@ -34,6 +34,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_reference
 from fakeapi._cluster.cron_times import next_time, zone_of
 from fakeapi._cluster.recording import object_reference
 from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, write_status_fields
@@ -338,7 +339,6 @@ def _schedule_job(sync: _Sync) -> None:
 
 def _job_from_template(cron_job: dict[str, Any], scheduled: float, name: str) -> dict[str, Any]:
     """``getJobFromTemplate2``."""
-    meta = metadata_of(cron_job)
     spec = cron_job.get("spec") or {}
     template = spec.get("jobTemplate") or {}
     template_meta = template.get("metadata") or {}
@@ -354,16 +354,7 @@ def _job_from_template(cron_job: dict[str, Any], scheduled: float, name: str) ->
             "name": name,
             **({"labels": dict(template_meta["labels"])} if template_meta.get("labels") else {}),
             "annotations": annotations,
-            "ownerReferences": [
-                {
-                    "apiVersion": "batch/v1",
-                    "kind": "CronJob",
-                    "name": meta.get("name"),
-                    "uid": meta.get("uid"),
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
+            "ownerReferences": [controller_reference(cron_job, "batch/v1", "CronJob")],
         },
         "spec": template.get("spec") or {},
     }

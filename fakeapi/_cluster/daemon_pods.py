@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._cluster.revisions import controller_reference, owned_by
+from fakeapi._cluster.controller_refs import controller_reference, owned_by
 from fakeapi._cluster.scheduling import required_affinity_matches, tolerates
 from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.kinds import builtin_type

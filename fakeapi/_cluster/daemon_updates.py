@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.availability import available
+from fakeapi._cluster.controller_refs import controller_reference
 from fakeapi._cluster.daemon_pods import (
     HASH_LABEL,
     deleting,
@@ -28,7 +29,6 @@ from fakeapi._cluster.daemon_pods import (
 )
 from fakeapi._cluster.revisions import (
     CONTROLLER_REVISIONS,
-    controller_reference,
     daemon_set_hash,
     owned_revisions,
     revision_data,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_of, controller_reference, owned_by
 from fakeapi._cluster.deployment_progress import (
     DEPLOYMENTS,
     complete,
@@ -64,7 +65,7 @@ from fakeapi._cluster.deployment_specs import (
     revision_of,
 )
 from fakeapi._cluster.podhash import compute_hash
-from fakeapi._cluster.replicasets import REPLICASETS, controller_of, owned_by, selects
+from fakeapi._cluster.replicasets import REPLICASETS, selects
 from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
@@ -159,7 +160,6 @@ class DeploymentSync:
         annotations: dict[str, str] = {}
         replicas = self._new_replicas([*olds], None)
         self._new_rs_annotations(annotations, new_revision, exists=False)
-        meta = metadata_of(self.d)
         replicaset = {
             "apiVersion": "apps/v1",
             "kind": "ReplicaSet",
@@ -168,16 +168,7 @@ class DeploymentSync:
                 "namespace": self.namespace,
                 "labels": template_meta["labels"],
                 "annotations": annotations,
-                "ownerReferences": [
-                    {
-                        "apiVersion": "apps/v1",
-                        "kind": "Deployment",
-                        "name": self.name,
-                        "uid": meta.get("uid"),
-                        "controller": True,
-                        "blockOwnerDeletion": True,
-                    }
-                ],
+                "ownerReferences": [controller_reference(self.d, "apps/v1", "Deployment")],
             },
             "spec": {
                 "replicas": replicas,

@@ -34,6 +34,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_reference
 from fakeapi._cluster.service_pods import (
     TRIGGER_TIME_ANNOTATION,
     find_port,
@@ -147,16 +148,7 @@ def _new_slice(service: dict[str, Any], ports: list[dict[str, Any]], address_typ
         "metadata": {
             "generateName": f"{meta.get('name')}-",
             "namespace": meta.get("namespace"),
-            "ownerReferences": [
-                {
-                    "apiVersion": "v1",
-                    "kind": "Service",
-                    "name": meta.get("name"),
-                    "uid": meta.get("uid"),
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
+            "ownerReferences": [controller_reference(service, "v1", "Service")],
         },
         "addressType": address_type,
         "endpoints": [],

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_reference
 from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, write_status_fields
 from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.kinds import builtin_type
@@ -271,14 +272,7 @@ def _create_pods(
     meta = metadata_of(job)
     template = spec.get("template") or {}
     template_meta = template.get("metadata") or {}
-    reference = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "name": meta.get("name"),
-        "uid": meta.get("uid"),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    reference = controller_reference(job, "batch/v1", "Job")
     created = []
     for _ in range(missing):
         pod = {

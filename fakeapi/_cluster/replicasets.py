@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_of, controller_reference, owned_by
 from fakeapi._cluster.podranking import pod_ready, ready_since, sorted_for_deletion
 from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, update_status
 from fakeapi._state.kinds import builtin_type
@@ -42,7 +43,7 @@ from fakeapi.errors import APIError
 if TYPE_CHECKING:
     from fakeapi._cluster.context import ControllerContext
 
-__all__ = ["REPLICASETS", "controller_of", "owned_by", "replicaset_due", "selects", "sync_replicasets"]
+__all__ = ["REPLICASETS", "replicaset_due", "selects", "sync_replicasets"]
 
 REPLICASETS = builtin_type("apps", "v1", "ReplicaSet")
 PODS = builtin_type("", "v1", "Pod")
@@ -67,16 +68,6 @@ def replicaset_due(simulation: ControllerContext) -> float | None:
             if since is not None and since + min_ready > now:
                 times.append(since + min_ready)
     return min(times, default=None)
-
-
-def controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """``metav1.GetControllerOf``."""
-    return next((ref for ref in metadata_of(obj).get("ownerReferences") or [] if ref.get("controller") is True), None)
-
-
-def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
-    reference = controller_of(obj)
-    return reference is not None and reference.get("uid") == metadata_of(owner).get("uid")
 
 
 def selects(owner: dict[str, Any], obj: dict[str, Any]) -> bool:
@@ -148,14 +139,7 @@ def _create_pods(
     meta = metadata_of(replicaset)
     template = (replicaset.get("spec") or {}).get("template") or {}
     template_meta = template.get("metadata") or {}
-    reference = {
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
-        "name": meta.get("name"),
-        "uid": meta.get("uid"),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    reference = controller_reference(replicaset, "apps/v1", "ReplicaSet")
     metadata: dict[str, Any] = {"generateName": f"{meta.get('name')}-", "namespace": meta.get("namespace")}
     for key in ("labels", "annotations", "finalizers"):
         if template_meta.get(key):

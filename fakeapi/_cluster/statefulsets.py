@@ -33,10 +33,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.availability import available, ready_since, running_and_ready
+from fakeapi._cluster.controller_refs import controller_reference, owned_by
 from fakeapi._cluster.revisions import (
     CONTROLLER_REVISIONS,
-    controller_reference,
-    owned_by,
     owned_revisions,
     revision_data,
     stateful_set_hash,
