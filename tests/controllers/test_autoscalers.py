@@ -9,6 +9,7 @@ import pytest
 
 from fakeapi import FakeAPIServer
 from tests.conftest import RawClient
+from tests.controllers.workloads import deployment
 
 pytestmark = pytest.mark.asyncio
 
@@ -25,20 +26,6 @@ GOT_SCALE = {
     "reason": "SucceededGetScale",
     "message": "the HPA controller was able to get the target's current scale",
 }
-
-
-def deployment(name: str, replicas: int) -> dict[str, Any]:
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "main", "image": "nginx"}]}},
-        },
-    }
 
 
 def autoscaler(name: str, target: str, minimum: int, maximum: int, **spec: Any) -> dict[str, Any]:

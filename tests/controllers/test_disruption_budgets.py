@@ -9,6 +9,7 @@ import pytest
 
 from fakeapi import FakeAPIServer, OutcomeRule
 from tests.conftest import RawClient
+from tests.controllers.workloads import deployment
 
 pytestmark = pytest.mark.asyncio
 
@@ -23,20 +24,6 @@ RULES = [OutcomeRule("never-ready", image="shy")]
 @pytest.fixture
 def server_options() -> dict[str, Any]:
     return {"outcomes": RULES}
-
-
-def deployment(name: str, replicas: int, image: str = "nginx") -> dict[str, Any]:
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "main", "image": image}]}},
-        },
-    }
 
 
 def budget(name: str, app: str, **spec: Any) -> dict[str, Any]:

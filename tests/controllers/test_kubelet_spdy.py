@@ -22,6 +22,7 @@ from fakeapi._http.spdy_framing import (
     SynStream,
 )
 from tests.conftest import RawClient
+from tests.controllers.workloads import started
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,13 +34,6 @@ CANCEL, PROTOCOL_ERROR, FIN = 5, 1, 1
 @pytest.fixture
 def server_options() -> dict[str, Any]:
     return {"outcomes": RULES, "seed": 5}
-
-
-async def started(server: FakeAPIServer, client: RawClient, name: str, image: str = "web") -> None:
-    spec = {"restartPolicy": "Never", "containers": [{"name": "main", "image": image}]}
-    created = await client.post(PODS, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
-    assert created.status == 201
-    server.advance(0)
 
 
 def opening(stream_id: int, kind: str, port: int, request_id: str = "0") -> SynStream:

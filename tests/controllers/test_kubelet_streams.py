@@ -13,6 +13,7 @@ import pytest
 
 from fakeapi import FakeAPIServer, OutcomeRule
 from tests.conftest import RawClient
+from tests.controllers.workloads import started
 
 pytestmark = pytest.mark.asyncio
 
@@ -24,13 +25,6 @@ SUCCESS = {"metadata": {}, "status": "Success"}
 @pytest.fixture
 def server_options() -> dict[str, Any]:
     return {"outcomes": RULES, "seed": 5}
-
-
-async def started(server: FakeAPIServer, client: RawClient, name: str, image: str = "web") -> None:
-    spec = {"restartPolicy": "Never", "containers": [{"name": "main", "image": image}]}
-    created = await client.post(PODS, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
-    assert created.status == 201
-    server.advance(0)
 
 
 async def frames(socket: aiohttp.ClientWebSocketResponse) -> list[bytes]:
