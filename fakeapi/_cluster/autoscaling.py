@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, write_status
 from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -283,16 +283,7 @@ def _write(simulation: ControllerContext, hpa: dict[str, Any], status: dict[str,
     """``updateStatusIfNeeded``, then the Events of this reconcile (only when something changed)."""
     if _same(hpa.get("status") or {}, status):
         return
-    meta = metadata_of(hpa)
-    simulation.store.update(
-        AUTOSCALERS,
-        meta.get("namespace", ""),
-        meta.get("name", ""),
-        lambda current: {**current, "status": status},
-        subresource="status",
-        manager=CONTROLLER_MANAGER,
-        unconditional=True,
-    )
+    write_status(simulation, AUTOSCALERS, hpa, status)
     for event_type, reason, message in events:
         simulation.recorder.record(hpa, event_type, reason, message, component=COMPONENT, manager=CONTROLLER_MANAGER)
 

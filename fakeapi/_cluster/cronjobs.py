@@ -34,9 +34,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_reference
 from fakeapi._cluster.cron_times import next_time, zone_of
 from fakeapi._cluster.recording import object_reference
-from fakeapi._cluster.status_writes import write_status_fields
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, write_status_fields
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -56,7 +57,6 @@ __all__ = ["SCHEDULED_TIMESTAMP_ANNOTATION", "cronjob_due", "sync_cronjobs"]
 CRON_JOBS = builtin_type("batch", "v1", "CronJob")
 JOBS = builtin_type("batch", "v1", "Job")
 EVENTS = builtin_type("", "v1", "Event")
-MANAGER = "kube-controller-manager"
 COMPONENT = "cronjob-controller"
 SCHEDULED_TIMESTAMP_ANNOTATION = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 MANY_MISSED = 100
@@ -177,7 +177,7 @@ class _Sync:
 
     def event(self, event_type: str, reason: str, message: str) -> None:
         self.simulation.recorder.record(
-            self.cron_job, event_type, reason, message, component=COMPONENT, manager=MANAGER
+            self.cron_job, event_type, reason, message, component=COMPONENT, manager=CONTROLLER_MANAGER
         )
 
     def said_since(self, reason: str, since: float, message: str | None = None) -> bool:
@@ -316,7 +316,9 @@ def _schedule_job(sync: _Sync) -> None:
             sync.update = True
     existing = store.find(JOBS, sync.namespace, name)
     if existing is None:
-        created = store.create(JOBS, sync.namespace, _job_from_template(cron_job, scheduled, name), manager=MANAGER)
+        created = store.create(
+            JOBS, sync.namespace, _job_from_template(cron_job, scheduled, name), manager=CONTROLLER_MANAGER
+        )
         job = created.object
         sync.event("Normal", "SuccessfulCreate", f"Created job {name}")
     else:
@@ -337,7 +339,6 @@ def _schedule_job(sync: _Sync) -> None:
 
 def _job_from_template(cron_job: dict[str, Any], scheduled: float, name: str) -> dict[str, Any]:
     """``getJobFromTemplate2``."""
-    meta = metadata_of(cron_job)
     spec = cron_job.get("spec") or {}
     template = spec.get("jobTemplate") or {}
     template_meta = template.get("metadata") or {}
@@ -353,16 +354,7 @@ def _job_from_template(cron_job: dict[str, Any], scheduled: float, name: str) ->
             "name": name,
             **({"labels": dict(template_meta["labels"])} if template_meta.get("labels") else {}),
             "annotations": annotations,
-            "ownerReferences": [
-                {
-                    "apiVersion": "batch/v1",
-                    "kind": "CronJob",
-                    "name": meta.get("name"),
-                    "uid": meta.get("uid"),
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
+            "ownerReferences": [controller_reference(cron_job, "batch/v1", "CronJob")],
         },
         "spec": template.get("spec") or {},
     }

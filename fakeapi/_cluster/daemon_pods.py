@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._cluster.revisions import controller_reference, owned_by
+from fakeapi._cluster.controller_refs import controller_reference, owned_by
 from fakeapi._cluster.scheduling import required_affinity_matches, tolerates
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
@@ -23,7 +24,6 @@ __all__ = [
     "COMPONENT",
     "DAEMON_TOLERATIONS",
     "HASH_LABEL",
-    "MANAGER",
     "TERMINAL",
     "daemon_tolerations",
     "deleting",
@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 PODS = builtin_type("", "v1", "Pod")
-MANAGER = "kube-controller-manager"
 COMPONENT = "daemonset-controller"
 HASH_LABEL = "controller-revision-hash"
 GENERATION_LABEL = "pod-template-generation"
@@ -200,10 +199,10 @@ def sync_nodes(
             metadata["finalizers"] = list(template_meta["finalizers"])
         metadata["ownerReferences"] = [controller_reference(daemon_set, "apps/v1", "DaemonSet")]
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
-        stored = store.create(PODS, namespace, pod, manager=MANAGER).object
+        stored = store.create(PODS, namespace, pod, manager=CONTROLLER_MANAGER).object
         message = f"Created pod: {metadata_of(stored)['name']}"
         simulation.recorder.record(
-            daemon_set, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=MANAGER
+            daemon_set, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=CONTROLLER_MANAGER
         )
     for pod in doomed:
         name = metadata_of(pod)["name"]
@@ -214,7 +213,12 @@ def sync_nodes(
                 raise
             continue
         simulation.recorder.record(
-            daemon_set, "Normal", "SuccessfulDelete", f"Deleted pod: {name}", component=COMPONENT, manager=MANAGER
+            daemon_set,
+            "Normal",
+            "SuccessfulDelete",
+            f"Deleted pod: {name}",
+            component=COMPONENT,
+            manager=CONTROLLER_MANAGER,
         )
 
 

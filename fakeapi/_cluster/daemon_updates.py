@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.availability import available
+from fakeapi._cluster.controller_refs import controller_reference
 from fakeapi._cluster.daemon_pods import (
     HASH_LABEL,
-    MANAGER,
     deleting,
     is_updated,
     owned_pods,
@@ -29,11 +29,11 @@ from fakeapi._cluster.daemon_pods import (
 )
 from fakeapi._cluster.revisions import (
     CONTROLLER_REVISIONS,
-    controller_reference,
     daemon_set_hash,
     owned_revisions,
     revision_data,
 )
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, update_status
 from fakeapi._patching.goencode import encode
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -79,7 +79,7 @@ def construct_history(
             "revision": number,
         }
         try:
-            return store.create(CONTROLLER_REVISIONS, namespace, revision, manager=MANAGER).object, old
+            return store.create(CONTROLLER_REVISIONS, namespace, revision, manager=CONTROLLER_MANAGER).object, old
         except APIError as error:
             if error.reason != "AlreadyExists":
                 raise
@@ -92,9 +92,7 @@ def construct_history(
             status["collisionCount"] = int(status.get("collisionCount") or 0) + 1
             return {**current, "status": status}
 
-        store.update(
-            DAEMON_SETS, namespace, meta["name"], bump, subresource="status", manager=MANAGER, unconditional=True
-        )
+        update_status(simulation, DAEMON_SETS, daemon_set, bump)
         return None
     current = max(matching, key=lambda r: int(r.get("revision") or 0))
     for duplicate in matching:
@@ -106,7 +104,7 @@ def construct_history(
             return {**revision, "revision": number}
 
         current = store.update(
-            CONTROLLER_REVISIONS, namespace, metadata_of(current)["name"], renumber, manager=MANAGER
+            CONTROLLER_REVISIONS, namespace, metadata_of(current)["name"], renumber, manager=CONTROLLER_MANAGER
         ).object
     return current, old
 

@@ -26,7 +26,6 @@ from fakeapi._cluster.availability import available, ready_since
 from fakeapi._cluster.daemon_pods import (
     COMPONENT,
     HASH_LABEL,
-    MANAGER,
     TERMINAL,
     deleting,
     is_updated,
@@ -40,6 +39,7 @@ from fakeapi._cluster.daemon_pods import (
 )
 from fakeapi._cluster.daemon_updates import cleanup_history, construct_history, rolling_update
 from fakeapi._cluster.nodes import NODES
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, update_status
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 
@@ -144,7 +144,7 @@ def _report_finished(simulation: ControllerContext, daemon_set: dict[str, Any], 
         event = ("Warning", "FailedDaemonPod", f"Found failed daemon pod {where}, will try to kill it")
     else:
         event = ("Normal", "SucceededDaemonPod", f"Found succeeded daemon pod {where}, will try to delete it")
-    simulation.recorder.record(daemon_set, *event, component=COMPONENT, manager=MANAGER)
+    simulation.recorder.record(daemon_set, *event, component=COMPONENT, manager=CONTROLLER_MANAGER)
 
 
 def _surge_prune(
@@ -218,7 +218,4 @@ def _write_status(
     def with_status(obj: dict[str, Any]) -> dict[str, Any]:
         return {**obj, "status": {**(obj.get("status") or {}), "observedGeneration": observed, **counts}}
 
-    store.update(
-        DAEMON_SETS, meta.get("namespace", ""), meta["name"], with_status, subresource="status", manager=MANAGER,
-        unconditional=True,
-    )  # fmt: skip
+    update_status(simulation, DAEMON_SETS, daemon_set, with_status)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_of, controller_reference, owned_by
 from fakeapi._cluster.deployment_progress import (
     DEPLOYMENTS,
     complete,
@@ -64,7 +65,8 @@ from fakeapi._cluster.deployment_specs import (
     revision_of,
 )
 from fakeapi._cluster.podhash import compute_hash
-from fakeapi._cluster.replicasets import REPLICASETS, controller_of, owned_by, selects
+from fakeapi._cluster.replicasets import REPLICASETS, selects
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
 
@@ -73,7 +75,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DeploymentSync"]
 
-MANAGER = "kube-controller-manager"
 COMPONENT = "deployment-controller"
 
 
@@ -159,7 +160,6 @@ class DeploymentSync:
         annotations: dict[str, str] = {}
         replicas = self._new_replicas([*olds], None)
         self._new_rs_annotations(annotations, new_revision, exists=False)
-        meta = metadata_of(self.d)
         replicaset = {
             "apiVersion": "apps/v1",
             "kind": "ReplicaSet",
@@ -168,16 +168,7 @@ class DeploymentSync:
                 "namespace": self.namespace,
                 "labels": template_meta["labels"],
                 "annotations": annotations,
-                "ownerReferences": [
-                    {
-                        "apiVersion": "apps/v1",
-                        "kind": "Deployment",
-                        "name": self.name,
-                        "uid": meta.get("uid"),
-                        "controller": True,
-                        "blockOwnerDeletion": True,
-                    }
-                ],
+                "ownerReferences": [controller_reference(self.d, "apps/v1", "Deployment")],
             },
             "spec": {
                 "replicas": replicas,
@@ -204,7 +195,7 @@ class DeploymentSync:
         self, replicaset: dict[str, Any], template: dict[str, Any]
     ) -> tuple[dict[str, Any], bool] | None:
         try:
-            stored = self.store.create(REPLICASETS, self.namespace, replicaset, manager=MANAGER).object
+            stored = self.store.create(REPLICASETS, self.namespace, replicaset, manager=CONTROLLER_MANAGER).object
         except APIError as error:
             if error.reason != "AlreadyExists":
                 self._create_failed(str(metadata_of(replicaset)["name"]), error)
@@ -236,7 +227,7 @@ class DeploymentSync:
             self.write_status()
         if not reported:
             self.simulation.recorder.record(
-                self.d, "Warning", "ReplicaSetCreateError", message, component=COMPONENT, manager=MANAGER
+                self.d, "Warning", "ReplicaSetCreateError", message, component=COMPONENT, manager=CONTROLLER_MANAGER
             )
 
     def _new_replicas(self, olds: list[dict[str, Any]], new: dict[str, Any] | None) -> int:
@@ -326,7 +317,7 @@ class DeploymentSync:
 
         meta = metadata_of(replicaset)
         updated = self.store.update(
-            REPLICASETS, self.namespace, str(meta.get("name")), changed, manager=MANAGER, unconditional=True
+            REPLICASETS, self.namespace, str(meta.get("name")), changed, manager=CONTROLLER_MANAGER, unconditional=True
         ).object
         return self.replace(updated)
 
@@ -354,7 +345,7 @@ class DeploymentSync:
     def scaling_event(self, operation: str, name: str, old: int, new: int) -> None:
         message = f"Scaled {operation} replica set {name} from {old} to {new}"
         self.simulation.recorder.record(
-            self.d, "Normal", "ScalingReplicaSet", message, component=COMPONENT, manager=MANAGER
+            self.d, "Normal", "ScalingReplicaSet", message, component=COMPONENT, manager=CONTROLLER_MANAGER
         )
 
     def current(self, replicaset: dict[str, Any]) -> dict[str, Any]:
@@ -383,7 +374,7 @@ class DeploymentSync:
                 self.name,
                 with_status,
                 subresource="status",
-                manager=MANAGER,
+                manager=CONTROLLER_MANAGER,
                 unconditional=True,
             ).object
         )

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_of
 from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, write_status_fields
 from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.kinds import builtin_type
@@ -213,7 +214,7 @@ def _expected_scale(simulation: ControllerContext, pods: list[dict[str, Any]]) -
     """``getExpectedScale``: the scales of the pods' controllers, each counted once."""
     scales: dict[str, int] = {}
     for pod in pods:
-        reference = _controller_of(pod)
+        reference = controller_of(pod)
         if reference is None or reference.get("uid") in scales:
             continue
         found = _scale_of(simulation, reference, metadata_of(pod).get("namespace", ""))
@@ -233,7 +234,7 @@ def _scale_of(simulation: ControllerContext, reference: dict[str, Any], namespac
         replica_set = store.find(builtin_type("apps", "v1", "ReplicaSet"), namespace, name)
         if replica_set is None or metadata_of(replica_set).get("uid") != uid:
             return None
-        owner = _controller_of(replica_set)
+        owner = controller_of(replica_set)
         if owner is not None and owner.get("kind") == "Deployment":
             deployment = store.find(builtin_type("apps", "v1", "Deployment"), namespace, str(owner.get("name") or ""))
             if deployment is None or metadata_of(deployment).get("uid") != owner.get("uid"):
@@ -274,11 +275,6 @@ def _scale_subresource(
 def _replicas(obj: dict[str, Any]) -> int:
     replicas = (obj.get("spec") or {}).get("replicas")
     return replicas if isinstance(replicas, int) else 1
-
-
-def _controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
-    references = metadata_of(obj).get("ownerReferences") or []
-    return next((r for r in references if isinstance(r, dict) and r.get("controller") is True), None)
 
 
 def _disrupted(pods: list[dict[str, Any]], previous: dict[str, Any], now: float) -> dict[str, Any]:

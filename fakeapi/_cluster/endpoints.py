@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.service_pods import (
-    MANAGER,
     SERVICES,
     TRIGGER_TIME_ANNOTATION,
     find_port,
@@ -38,6 +37,7 @@ from fakeapi._cluster.service_pods import (
     should_be_in_endpoints,
     trigger_time,
 )
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 
@@ -222,7 +222,7 @@ def _sync(simulation: ControllerContext, service: dict[str, Any]) -> None:
     if current is None:
         metadata = {"name": name, **{k: v for k, v in fields.items() if v is not None}}
         body = {"apiVersion": "v1", "kind": "Endpoints", "metadata": metadata, "subsets": subsets or None}
-        store.create(ENDPOINTS, namespace, body, manager=MANAGER)
+        store.create(ENDPOINTS, namespace, body, manager=CONTROLLER_MANAGER)
         return
 
     def updated(existing: dict[str, Any]) -> dict[str, Any]:
@@ -233,4 +233,4 @@ def _sync(simulation: ControllerContext, service: dict[str, Any]) -> None:
             "subsets": subsets or None,
         }
 
-    store.update(ENDPOINTS, namespace, name, updated, manager=MANAGER, unconditional=True)
+    store.update(ENDPOINTS, namespace, name, updated, manager=CONTROLLER_MANAGER, unconditional=True)

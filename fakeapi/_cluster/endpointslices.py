@@ -34,8 +34,8 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_reference
 from fakeapi._cluster.service_pods import (
-    MANAGER,
     TRIGGER_TIME_ANNOTATION,
     find_port,
     handled_services,
@@ -46,6 +46,7 @@ from fakeapi._cluster.service_pods import (
     should_be_in_endpoints,
     trigger_time,
 )
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 
@@ -147,16 +148,7 @@ def _new_slice(service: dict[str, Any], ports: list[dict[str, Any]], address_typ
         "metadata": {
             "generateName": f"{meta.get('name')}-",
             "namespace": meta.get("namespace"),
-            "ownerReferences": [
-                {
-                    "apiVersion": "v1",
-                    "kind": "Service",
-                    "name": meta.get("name"),
-                    "uid": meta.get("uid"),
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
+            "ownerReferences": [controller_reference(service, "v1", "Service")],
         },
         "addressType": address_type,
         "endpoints": [],
@@ -411,7 +403,7 @@ def _finalize(simulation: ControllerContext, service: dict[str, Any], plan: _Pla
     namespace = metadata_of(service).get("namespace", "")
     if metadata_of(service).get("deletionTimestamp") is None:
         for slice_ in creates:
-            store.create(SLICES, namespace, _annotated(slice_, stamp), manager=MANAGER)
+            store.create(SLICES, namespace, _annotated(slice_, stamp), manager=CONTROLLER_MANAGER)
     for slice_ in updates:
         wanted = _annotated(slice_, stamp)
 
@@ -421,7 +413,9 @@ def _finalize(simulation: ControllerContext, service: dict[str, Any], plan: _Pla
                 meta["managedFields"] = metadata_of(current).get("managedFields")
             return {**wanted, "metadata": meta}
 
-        store.update(SLICES, namespace, metadata_of(slice_)["name"], replaced, manager=MANAGER, unconditional=True)
+        store.update(
+            SLICES, namespace, metadata_of(slice_)["name"], replaced, manager=CONTROLLER_MANAGER, unconditional=True
+        )
     for slice_ in deletes:
         if store.find(SLICES, namespace, metadata_of(slice_)["name"]) is not None:
             store.delete(SLICES, namespace, metadata_of(slice_)["name"])

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._cluster.status_writes import write_status_fields
+from fakeapi._cluster.controller_refs import controller_reference
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, write_status_fields
 from fakeapi._state.clock import parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.label_selectors import requirements_match
@@ -42,7 +43,6 @@ __all__ = ["JOB_TRACKING_FINALIZER", "job_due", "sync_jobs"]
 
 JOBS = builtin_type("batch", "v1", "Job")
 PODS = builtin_type("", "v1", "Pod")
-MANAGER = "kube-controller-manager"
 COMPONENT = "job-controller"
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 POD_FAILURE_BACKOFF, POD_FAILURE_BACKOFF_MAX = 10.0, 600.0
@@ -83,7 +83,12 @@ def _remove_tracking_finalizer(simulation: ControllerContext, pod: dict[str, Any
         return with_metadata(current, finalizers=kept or None)
 
     simulation.store.update(
-        PODS, meta.get("namespace", ""), meta.get("name", ""), without_tracking, manager=MANAGER, unconditional=True
+        PODS,
+        meta.get("namespace", ""),
+        meta.get("name", ""),
+        without_tracking,
+        manager=CONTROLLER_MANAGER,
+        unconditional=True,
     )
 
 
@@ -228,7 +233,7 @@ def _sync(simulation: ControllerContext, job: dict[str, Any]) -> None:
         **extra,
     )
     for event_type, reason, message in events:
-        simulation.recorder.record(job, event_type, reason, message, component=COMPONENT, manager=MANAGER)
+        simulation.recorder.record(job, event_type, reason, message, component=COMPONENT, manager=CONTROLLER_MANAGER)
 
 
 def _flush_uncounted(simulation: ControllerContext, job: dict[str, Any], pods: list[dict[str, Any]]) -> None:
@@ -267,14 +272,7 @@ def _create_pods(
     meta = metadata_of(job)
     template = spec.get("template") or {}
     template_meta = template.get("metadata") or {}
-    reference = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "name": meta.get("name"),
-        "uid": meta.get("uid"),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    reference = controller_reference(job, "batch/v1", "Job")
     created = []
     for _ in range(missing):
         pod = {
@@ -290,10 +288,12 @@ def _create_pods(
             },
             "spec": template.get("spec") or {},
         }
-        stored = simulation.store.create(PODS, meta.get("namespace", ""), pod, manager=MANAGER).object
+        stored = simulation.store.create(PODS, meta.get("namespace", ""), pod, manager=CONTROLLER_MANAGER).object
         created.append(stored)
         message = f"Created pod: {metadata_of(stored)['name']}"
-        simulation.recorder.record(job, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=MANAGER)
+        simulation.recorder.record(
+            job, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=CONTROLLER_MANAGER
+        )
     return created
 
 

@@ -15,32 +15,38 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from fakeapi._cluster.outcomes import OutcomeRule
 
-__all__ = ["CONTROLLER_NAMES", "ControllerOptions", "NodeSpec", "parse_controllers"]
+__all__ = ["CONTROLLER_NAMES", "CONTROLLER_PROBES", "ControllerOptions", "NodeSpec", "parse_controllers"]
 
-CONTROLLER_NAMES = (
-    "nodes",
-    "scheduler",
-    "kubelet",
-    "job",
-    "deployment",
-    "replicaset",
-    "statefulset",
-    "daemonset",
-    "cronjob",
-    "endpointslice",
-    "endpoints",
-    "persistentvolume-binder",
-    "local-path-provisioner",
-    "pvc-protection",
-    "pv-protection",
-    "namespace",
-    "resourcequota",
-    "disruption",
-    "horizontalpodautoscaling",
+# Each simulated controller, and the component whose healthz the apiserver's ``componentstatuses``
+# probe reaches while it runs (docs/control-plane-pods.md); None where no probe counts it.
+CONTROLLER_PROBES: Mapping[str, str | None] = MappingProxyType(
+    {
+        "nodes": None,
+        "scheduler": "scheduler",
+        "kubelet": None,
+        "job": "controller-manager",
+        "deployment": "controller-manager",
+        "replicaset": "controller-manager",
+        "statefulset": "controller-manager",
+        "daemonset": "controller-manager",
+        "cronjob": "controller-manager",
+        "endpointslice": "controller-manager",
+        "endpoints": "controller-manager",
+        "persistentvolume-binder": "controller-manager",
+        "local-path-provisioner": None,
+        "pvc-protection": "controller-manager",
+        "pv-protection": "controller-manager",
+        "namespace": "controller-manager",
+        "resourcequota": None,
+        "disruption": None,
+        "horizontalpodautoscaling": None,
+    }
 )
+CONTROLLER_NAMES = tuple(CONTROLLER_PROBES)
 
 
 def parse_controllers(value: str | Iterable[str] | None) -> frozenset[str]:

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_of, controller_reference, owned_by
 from fakeapi._cluster.podranking import pod_ready, ready_since, sorted_for_deletion
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, update_status
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.label_selectors import requirements_match
 from fakeapi._state.objects import metadata_of
@@ -41,11 +43,10 @@ from fakeapi.errors import APIError
 if TYPE_CHECKING:
     from fakeapi._cluster.context import ControllerContext
 
-__all__ = ["REPLICASETS", "controller_of", "owned_by", "replicaset_due", "selects", "sync_replicasets"]
+__all__ = ["REPLICASETS", "replicaset_due", "selects", "sync_replicasets"]
 
 REPLICASETS = builtin_type("apps", "v1", "ReplicaSet")
 PODS = builtin_type("", "v1", "Pod")
-MANAGER = "kube-controller-manager"
 COMPONENT = "replicaset-controller"
 
 
@@ -67,16 +68,6 @@ def replicaset_due(simulation: ControllerContext) -> float | None:
             if since is not None and since + min_ready > now:
                 times.append(since + min_ready)
     return min(times, default=None)
-
-
-def controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """``metav1.GetControllerOf``."""
-    return next((ref for ref in metadata_of(obj).get("ownerReferences") or [] if ref.get("controller") is True), None)
-
-
-def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
-    reference = controller_of(obj)
-    return reference is not None and reference.get("uid") == metadata_of(owner).get("uid")
 
 
 def selects(owner: dict[str, Any], obj: dict[str, Any]) -> bool:
@@ -148,14 +139,7 @@ def _create_pods(
     meta = metadata_of(replicaset)
     template = (replicaset.get("spec") or {}).get("template") or {}
     template_meta = template.get("metadata") or {}
-    reference = {
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
-        "name": meta.get("name"),
-        "uid": meta.get("uid"),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    reference = controller_reference(replicaset, "apps/v1", "ReplicaSet")
     metadata: dict[str, Any] = {"generateName": f"{meta.get('name')}-", "namespace": meta.get("namespace")}
     for key in ("labels", "annotations", "finalizers"):
         if template_meta.get(key):
@@ -165,18 +149,18 @@ def _create_pods(
     for _ in range(count):
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": dict(metadata), "spec": template.get("spec") or {}}
         try:
-            stored = simulation.store.create(PODS, meta.get("namespace", ""), pod, manager=MANAGER).object
+            stored = simulation.store.create(PODS, meta.get("namespace", ""), pod, manager=CONTROLLER_MANAGER).object
         except APIError as error:
             if _reported(replicaset, error):
                 message = f"Error creating: {error.message}"
                 simulation.recorder.record(
-                    replicaset, "Warning", "FailedCreate", message, component=COMPONENT, manager=MANAGER
+                    replicaset, "Warning", "FailedCreate", message, component=COMPONENT, manager=CONTROLLER_MANAGER
                 )
             return created, error
         created.append(stored)
         message = f"Created pod: {metadata_of(stored)['name']}"
         simulation.recorder.record(
-            replicaset, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=MANAGER
+            replicaset, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=CONTROLLER_MANAGER
         )
     return created, None
 
@@ -199,7 +183,9 @@ def _delete_pod(simulation: ControllerContext, replicaset: dict[str, Any], pod: 
     meta = metadata_of(pod)
     simulation.store.delete(PODS, meta.get("namespace", ""), meta.get("name", ""))
     message = f"Deleted pod: {meta.get('name')}"
-    simulation.recorder.record(replicaset, "Normal", "SuccessfulDelete", message, component=COMPONENT, manager=MANAGER)
+    simulation.recorder.record(
+        replicaset, "Normal", "SuccessfulDelete", message, component=COMPONENT, manager=CONTROLLER_MANAGER
+    )
 
 
 def _write_status(
@@ -243,7 +229,6 @@ def _write_status(
         and conditions == list(current.get("conditions") or [])
     ):
         return
-    meta = metadata_of(replicaset)
 
     def with_status(stored: dict[str, Any]) -> dict[str, Any]:
         status = dict(stored.get("status") or {})
@@ -260,12 +245,4 @@ def _write_status(
             status.pop("conditions", None)
         return {**stored, "status": status}
 
-    simulation.store.update(
-        REPLICASETS,
-        meta.get("namespace", ""),
-        meta.get("name", ""),
-        with_status,
-        subresource="status",
-        manager=MANAGER,
-        unconditional=True,
-    )
+    update_status(simulation, REPLICASETS, replicaset, with_status)

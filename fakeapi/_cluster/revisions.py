@@ -20,6 +20,7 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import owned_by
 from fakeapi._patching.goencode import encode
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -29,9 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONTROLLER_REVISIONS",
-    "controller_reference",
     "daemon_set_hash",
-    "owned_by",
     "owned_revisions",
     "revision_data",
     "safe_encode",
@@ -97,27 +96,6 @@ def daemon_set_hash(template: dict[str, Any], collision_count: int | None) -> st
     if collision_count is not None:
         data += struct.pack("<I", collision_count & 0xFFFFFFFF) + bytes(4)
     return safe_encode(str(_fnv1a(data)))
-
-
-def controller_reference(owner: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
-    """``metav1.NewControllerRef``."""
-    meta = metadata_of(owner)
-    return {
-        "apiVersion": api_version,
-        "kind": kind,
-        "name": meta.get("name"),
-        "uid": meta.get("uid"),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
-
-
-def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
-    """Whether ``obj``'s controller reference names ``owner`` (adoption of orphans is not simulated)."""
-    uid = metadata_of(owner).get("uid")
-    return any(
-        ref.get("controller") is True and ref.get("uid") == uid for ref in metadata_of(obj).get("ownerReferences") or []
-    )
 
 
 def owned_revisions(simulation: ControllerContext, owner: dict[str, Any]) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.controller_refs import controller_of
 from fakeapi._cluster.deployment_progress import DEPLOYMENTS, complete, condition_of
 from fakeapi._cluster.deployment_specs import (
     DESIRED_REPLICAS,
@@ -34,7 +35,6 @@ from fakeapi._cluster.deployment_specs import (
     replicas_of,
 )
 from fakeapi._cluster.deployments import DeploymentSync
-from fakeapi._cluster.replicasets import controller_of
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.clock import format_timestamp, parse_timestamp
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.label_selectors import requirements_match
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from fakeapi._cluster.context import ControllerContext
 
 __all__ = [
-    "MANAGER",
     "TRIGGER_TIME_ANNOTATION",
     "find_port",
     "handled_services",
@@ -46,7 +46,6 @@ __all__ = [
 
 SERVICES = builtin_type("", "v1", "Service")
 PODS = builtin_type("", "v1", "Pod")
-MANAGER = "kube-controller-manager"
 TRIGGER_TIME_ANNOTATION = "endpoints.kubernetes.io/last-change-trigger-time"
 
 
@@ -113,7 +112,7 @@ def last_written(objects: list[dict[str, Any]]) -> float | None:
         parse_timestamp(entry.get("time") or "") or 0.0
         for obj in objects
         for entry in metadata_of(obj).get("managedFields") or []
-        if entry.get("manager") == MANAGER
+        if entry.get("manager") == CONTROLLER_MANAGER
     ]
     return max(times, default=None)
 

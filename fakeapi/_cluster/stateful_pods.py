@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._cluster.revisions import controller_reference
+from fakeapi._cluster.controller_refs import controller_reference
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CLAIMS",
     "COMPONENT",
-    "MANAGER",
     "ORDINAL",
     "PODS",
     "REVISION_LABEL",
@@ -49,7 +49,6 @@ __all__ = [
 
 PODS = builtin_type("", "v1", "Pod")
 CLAIMS = builtin_type("", "v1", "PersistentVolumeClaim")
-MANAGER = "kube-controller-manager"
 COMPONENT = "statefulset-controller"
 REVISION_LABEL = "controller-revision-hash"
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
@@ -115,7 +114,7 @@ def create_pod(simulation: ControllerContext, stateful_set: dict[str, Any], pod:
     create_claims(simulation, stateful_set, pod)
     namespace = metadata_of(pod)["namespace"]
     try:
-        stored = simulation.store.create(PODS, namespace, pod, manager=MANAGER).object
+        stored = simulation.store.create(PODS, namespace, pod, manager=CONTROLLER_MANAGER).object
     except APIError as error:
         if error.reason == "AlreadyExists":
             return
@@ -140,7 +139,7 @@ def record_pod_event(
 ) -> None:
     message = f"{verb} Pod {metadata_of(pod)['name']} in StatefulSet {metadata_of(stateful_set)['name']} successful"
     reason = f"Successful{verb.title()}"
-    simulation.recorder.record(stateful_set, "Normal", reason, message, component=COMPONENT, manager=MANAGER)
+    simulation.recorder.record(stateful_set, "Normal", reason, message, component=COMPONENT, manager=CONTROLLER_MANAGER)
 
 
 def create_claims(simulation: ControllerContext, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
@@ -167,14 +166,14 @@ def create_claims(simulation: ControllerContext, stateful_set: dict[str, Any], p
             "spec": template.get("spec") or {},
         }
         try:
-            store.create(CLAIMS, namespace, claim, manager=MANAGER)
+            store.create(CLAIMS, namespace, claim, manager=CONTROLLER_MANAGER)
         except APIError as error:
             if error.reason == "AlreadyExists":
                 continue
             raise
         message = f"create Claim {claim_name} Pod {metadata_of(pod)['name']} in StatefulSet {meta['name']} success"
         simulation.recorder.record(
-            stateful_set, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=MANAGER
+            stateful_set, "Normal", "SuccessfulCreate", message, component=COMPONENT, manager=CONTROLLER_MANAGER
         )
 
 
@@ -289,7 +288,9 @@ def update_claim_owners(simulation: ControllerContext, stateful_set: dict[str, A
             return {**current, "metadata": metadata}
 
         meta = metadata_of(claim)
-        simulation.store.update(CLAIMS, meta.get("namespace", ""), meta["name"], with_owners, manager=MANAGER)
+        simulation.store.update(
+            CLAIMS, meta.get("namespace", ""), meta["name"], with_owners, manager=CONTROLLER_MANAGER
+        )
 
 
 def fix_claims(simulation: ControllerContext, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:

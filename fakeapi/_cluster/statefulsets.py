@@ -33,17 +33,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.availability import available, ready_since, running_and_ready
+from fakeapi._cluster.controller_refs import controller_reference, owned_by
 from fakeapi._cluster.revisions import (
     CONTROLLER_REVISIONS,
-    controller_reference,
-    owned_by,
     owned_revisions,
     revision_data,
     stateful_set_hash,
     template_of,
 )
 from fakeapi._cluster.stateful_pods import (
-    MANAGER,
     ORDINAL,
     PODS,
     REVISION_LABEL,
@@ -60,6 +58,7 @@ from fakeapi._cluster.stateful_pods import (
     terminating,
     update_claim_owners,
 )
+from fakeapi._cluster.status_writes import CONTROLLER_MANAGER, write_status
 from fakeapi._patching.goencode import encode
 from fakeapi._state.kinds import builtin_type
 from fakeapi._state.objects import metadata_of
@@ -149,7 +148,7 @@ def _revisions(
             return {**current, "revision": next_number}
 
         update = store.update(
-            CONTROLLER_REVISIONS, namespace, metadata_of(renumbered)["name"], renumber, manager=MANAGER
+            CONTROLLER_REVISIONS, namespace, metadata_of(renumbered)["name"], renumber, manager=CONTROLLER_MANAGER
         ).object
     else:
         while True:
@@ -169,7 +168,7 @@ def _revisions(
                 "revision": next_number,
             }
             try:
-                update = store.create(CONTROLLER_REVISIONS, namespace, revision, manager=MANAGER).object
+                update = store.create(CONTROLLER_REVISIONS, namespace, revision, manager=CONTROLLER_MANAGER).object
                 break
             except APIError as error:
                 if error.reason != "AlreadyExists":
@@ -350,20 +349,7 @@ def _write_status(simulation: ControllerContext, stateful_set: dict[str, Any], s
     )
     if not changed:
         return
-    meta = metadata_of(stateful_set)
-
-    def with_status(current: dict[str, Any]) -> dict[str, Any]:
-        return {**current, "status": dict(status)}
-
-    simulation.store.update(
-        STATEFUL_SETS,
-        meta.get("namespace", ""),
-        meta["name"],
-        with_status,
-        subresource="status",
-        manager=MANAGER,
-        unconditional=True,
-    )
+    write_status(simulation, STATEFUL_SETS, stateful_set, dict(status))
 
 
 def _truncate_history(

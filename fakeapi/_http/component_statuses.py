@@ -20,6 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
+from fakeapi._cluster.options import CONTROLLER_PROBES
 from fakeapi._http.answers import answer_for, pretty, respond, served
 from fakeapi._http.context import ServerState
 from fakeapi._http.options import parse_list_options
@@ -32,31 +33,14 @@ from fakeapi.errors import APIError
 
 __all__ = ["handle_component_status", "handle_component_statuses"]
 
-# kube-controller-manager's controllers among the simulated ones (the rest are the kubelet, the
-# scheduler, the node registration and kind's local-path provisioner).
-_CONTROLLER_MANAGER = frozenset(
-    {
-        "job",
-        "deployment",
-        "replicaset",
-        "statefulset",
-        "daemonset",
-        "cronjob",
-        "endpointslice",
-        "endpoints",
-        "persistentvolume-binder",
-        "pvc-protection",
-        "pv-protection",
-        "namespace",
-    }
-)
 # The order kubectl shows most often; upstream the probes answer in whatever order they finish.
 _COMPONENTS = (("scheduler", 10259), ("controller-manager", 10257), ("etcd-0", 0))
 
 
 def component_statuses(running: frozenset[str]) -> list[dict[str, Any]]:
     """The three ComponentStatus objects as the apiserver's probes see the simulated control plane."""
-    listening = {"scheduler": "scheduler" in running, "controller-manager": bool(running & _CONTROLLER_MANAGER)}
+    probed = {CONTROLLER_PROBES.get(controller) for controller in running}
+    listening = {"scheduler": "scheduler" in probed, "controller-manager": "controller-manager" in probed}
     statuses = []
     for name, port in _COMPONENTS:
         condition: dict[str, Any] = {"type": "Healthy", "status": "True"}

@@ -3,19 +3,16 @@ controller writes, every 15 seconds, as a client sees them (docs/quota-disruptio
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer
 from tests.conftest import RawClient
+from tests.controllers.workloads import deployment
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 NS = "/api/v1/namespaces/default"
 HPAS = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
@@ -29,33 +26,6 @@ GOT_SCALE = {
     "reason": "SucceededGetScale",
     "message": "the HPA controller was able to get the target's current scale",
 }
-
-
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
-
-
-def deployment(name: str, replicas: int) -> dict[str, Any]:
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "main", "image": "nginx"}]}},
-        },
-    }
 
 
 def autoscaler(name: str, target: str, minimum: int, maximum: int, **spec: Any) -> dict[str, Any]:

@@ -5,37 +5,22 @@ pull, and an outcome can hold a container in ContainerCreating for a while."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, Outcome, OutcomeRule
 from fakeapi._cluster import parse_outcome
 from fakeapi._cluster.outcome_files import load_outcome_rules
 from tests.conftest import RawClient
+from tests.controllers.conftest import START
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 PODS = "/api/v1/namespaces/default/pods"
 JOBS = "/apis/batch/v1/namespaces/default/jobs"
-
-
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession() as session:
-        yield RawClient(session, server.url)
 
 
 def pod(name: str, image: str, restart: str = "Always", annotations: dict[str, str] | None = None) -> dict[str, Any]:

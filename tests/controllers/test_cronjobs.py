@@ -3,19 +3,15 @@ status, the concurrency policies, missed schedules, history limits and its Event
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, OutcomeRule
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 # A Job's pod succeeds after a second unless a rule says otherwise (docs/cluster-defaults.md).
 RULES = [
     OutcomeRule("succeed after 5s", image="busybox"),
@@ -26,17 +22,9 @@ CRONJOBS = "/apis/batch/v1/namespaces/default/cronjobs"
 JOBS = "/apis/batch/v1/namespaces/default/jobs"
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", outcomes=RULES, clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"outcomes": RULES}
 
 
 def cron_job(name: str, schedule: str, image: str = "busybox", **spec: Any) -> dict[str, Any]:

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, OutcomeRule
 from fakeapi._cluster.podhash import compute_hash
 from tests.conftest import RawClient
+from tests.controllers.conftest import START
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
+RULES = [OutcomeRule("never-ready", image="shy*")]
 NOW = "2023-11-14T22:13:20Z"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
 REPLICASETS = "/apis/apps/v1/namespaces/default/replicasets"
@@ -48,18 +47,9 @@ NGINX_TEMPLATE: dict[str, Any] = {
 }
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    rules = [OutcomeRule("never-ready", image="shy*")]
-    async with FakeAPIServer(controllers="all", outcomes=rules, clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"outcomes": RULES}
 
 
 def deployment(name: str = "nginx", replicas: int = 3, image: str = "nginx", **spec: Any) -> dict[str, Any]:

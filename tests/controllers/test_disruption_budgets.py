@@ -3,19 +3,16 @@ as a client sees them (docs/quota-disruption-autoscaling.md)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, OutcomeRule
 from tests.conftest import RawClient
+from tests.controllers.workloads import deployment
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 NOW = "2023-11-14T22:13:20Z"
 NS = "/api/v1/namespaces/default"
 BUDGETS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
@@ -24,31 +21,9 @@ DENIED = "Cannot evict pod as it would violate the pod's disruption budget."
 RULES = [OutcomeRule("never-ready", image="shy")]
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", clock=lambda: START, seed=7, outcomes=RULES) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
-
-
-def deployment(name: str, replicas: int, image: str = "nginx") -> dict[str, Any]:
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "main", "image": image}]}},
-        },
-    }
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"outcomes": RULES}
 
 
 def budget(name: str, app: str, **spec: Any) -> dict[str, Any]:

@@ -3,19 +3,15 @@ and subsets, following their readiness (docs/controllers.md)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, NodeSpec, OutcomeRule
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 RULES = [
     OutcomeRule("exit 1 after 5s", image="crashing"),
     OutcomeRule("never-ready", image="shy"),
@@ -28,17 +24,9 @@ ENDPOINTS = "/api/v1/namespaces/default/endpoints"
 NODES = [NodeSpec("node-1", labels={"topology.kubernetes.io/zone": "zone-a"}), NodeSpec("node-2")]
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", nodes=NODES, outcomes=RULES, clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"nodes": NODES, "outcomes": RULES}
 
 
 def service(name: str, **spec: Any) -> dict[str, Any]:

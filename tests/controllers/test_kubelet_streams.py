@@ -6,42 +6,25 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, OutcomeRule
 from tests.conftest import RawClient
+from tests.controllers.workloads import started
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0
+RULES = [OutcomeRule("succeed after 5s", image="job")]
 PODS = "/api/v1/namespaces/default/pods"
 SUCCESS = {"metadata": {}, "status": "Success"}
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    rules = [OutcomeRule("succeed after 5s", image="job")]
-    async with FakeAPIServer(controllers="all", outcomes=rules, clock=lambda: START, seed=5) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
-
-
-async def started(server: FakeAPIServer, client: RawClient, name: str, image: str = "web") -> None:
-    spec = {"restartPolicy": "Never", "containers": [{"name": "main", "image": image}]}
-    created = await client.post(PODS, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
-    assert created.status == 201
-    server.advance(0)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"outcomes": RULES, "seed": 5}
 
 
 async def frames(socket: aiohttp.ClientWebSocketResponse) -> list[bytes]:

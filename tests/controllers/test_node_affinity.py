@@ -3,34 +3,22 @@ on ``metadata.name``, ``matchExpressions`` on labels) and ``NodeUnschedulable`` 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, NodeSpec
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 PODS = "/api/v1/namespaces/default/pods"
 NODES = [NodeSpec("a", labels={"disk": "ssd"}), NodeSpec("b"), NodeSpec("c", labels={"disk": "ssd"})]
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", nodes=NODES, clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"nodes": NODES}
 
 
 async def placements(client: RawClient) -> dict[str, str | None]:

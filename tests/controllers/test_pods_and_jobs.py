@@ -4,19 +4,16 @@ managedFields, Events (docs/controllers.md)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer, OutcomeRule
 from tests.conftest import RawClient
+from tests.controllers.conftest import START
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 RULES = [
     OutcomeRule("succeed after 5s", image="busybox*"),
     OutcomeRule("exit 2 after 3s", image="failing"),
@@ -26,17 +23,9 @@ RULES = [
 ]
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", outcomes=RULES, clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"outcomes": RULES}
 
 
 def pod(name: str, image: str, restart: str = "Never") -> dict[str, Any]:

@@ -4,7 +4,6 @@ time in any order they end where settling ends, and in scenarios they race with 
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ from kubernetes_asyncio.client import ApiException, CoreV1Api
 
 from fakeapi import FakeAPIServer
 from scenarios import TickContext, at_most_once, explore, scenario
+from tests.controllers.random_steps import step_at_random
 
 START = 1_700_000_000.0
 CONTROLLERS = "nodes,scheduler,kubelet,deployment,replicaset,resourcequota,disruption,horizontalpodautoscaling"
@@ -58,21 +58,9 @@ def test_stepped_in_any_order_they_end_where_settling_ends(seed: int) -> None:
     stepped = FakeAPIServer(seed=5, clock=lambda: START)
     stepped.set_controllers(CONTROLLERS, stepped=True)
     stepped.load(*objects())
-    choose, elapsed, seen = random.Random(seed), 0.0, set()
-    while True:
-        pending = stepped.controller_writes()
-        if not pending:
-            due = stepped.next_controller_due()
-            if due is None or elapsed + due > 40:
-                break
-            stepped.advance_clock(due)
-            elapsed += due
-            continue
-        assert stepped.controller_writes() == pending  # asking wrote nothing
-        chosen = choose.choice(pending)
-        written = stepped.step_controller(chosen.controller, chosen.worker)
-        assert written is not None and written.target == chosen.target and not written.refused
-        seen.add((written.controller, written.resource, written.subresource))
+    seen = {
+        (written.controller, written.resource, written.subresource) for written in step_at_random(stepped, seed, 40)
+    }
     assert {
         ("resourcequota", "resourcequotas", "status"),
         ("disruption", "poddisruptionbudgets", "status"),

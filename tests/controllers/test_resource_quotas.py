@@ -3,34 +3,24 @@ them (docs/quota-disruption-autoscaling.md)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer
 from tests.conftest import RawClient
+from tests.controllers.conftest import START
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 NS = "/api/v1/namespaces/default"
 QUOTAS = f"{NS}/resourcequotas"
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="resourcequota", clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"controllers": "resourcequota"}
 
 
 def quota(hard: dict[str, str], name: str = "q", **spec: Any) -> dict[str, Any]:

@@ -4,34 +4,22 @@ ControllerRevisions, status, Events, managedFields (docs/controllers.md)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer
 from tests.conftest import RawClient
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 SETS = "/apis/apps/v1/namespaces/default/statefulsets"
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
-    async with FakeAPIServer(controllers="all", nodes=["a", "b"], clock=lambda: START, seed=7) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async with aiohttp.ClientSession(auto_decompress=False) as session:
-        yield RawClient(session, server.url)
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    return {"nodes": ["a", "b"]}
 
 
 def stateful_set(replicas: int = 3, image: str = "nginx:1.27", **spec: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fakeapi import FakeAPIServer
+from tests.controllers.random_steps import step_at_random
 
 START = 1_700_000_000.0
 TEMPLATE = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "main", "image": "nginx"}]}}
@@ -58,23 +59,7 @@ def test_stepped_in_any_order_the_controllers_write_what_they_said_and_end_where
     stepped = FakeAPIServer(seed=5, clock=lambda: START)
     stepped.set_controllers("all", stepped=True)
     stepped.load(*workloads())
-    choose, elapsed, writes = random.Random(seed), 0.0, 0
-    while True:
-        pending = stepped.controller_writes()
-        if not pending:
-            due = stepped.next_controller_due()
-            if due is None or elapsed + due > 150:
-                break
-            stepped.advance_clock(due)
-            elapsed += due
-            continue
-        assert stepped.controller_writes() == pending  # asking wrote nothing
-        chosen = choose.choice(pending)
-        revision = stepped.revision
-        written = stepped.step_controller(chosen.controller, chosen.worker)
-        assert written is not None and written.target == chosen.target and not written.refused
-        assert stepped.revision > revision
-        writes += 1
+    writes = len(step_at_random(stepped, seed, 150))
     assert writes > 50
     assert summary(stepped) == summary(settled)
     assert summary(settled)["web"] == (3, 3) and summary(settled)["web endpoints"] == 3

@@ -9,14 +9,13 @@ from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 
 from fakeapi import FakeAPIServer
 from tests.conftest import RawClient
+from tests.controllers.conftest import START
 
 pytestmark = pytest.mark.asyncio
 
-START = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 NOW = "2023-11-14T22:13:20Z"
 CLAIMS = "/api/v1/namespaces/default/persistentvolumeclaims"
 PODS = "/api/v1/namespaces/default/pods"
@@ -30,20 +29,10 @@ async def session_for(server: FakeAPIServer) -> AsyncIterator[RawClient]:
         yield RawClient(session, server.url)
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[FakeAPIServer]:
+@pytest.fixture
+def server_options() -> dict[str, Any]:
     # Two empty nodes: the scheduler's choice between them is the volumes' alone.
-    async with FakeAPIServer(
-        controllers="all", nodes=["node-1", "node-2"], control_plane_pods=False, clock=lambda: START, seed=7
-    ) as running:
-        yield running
-        assert running.errors == [], "\n".join(running.errors)
-
-
-@pytest_asyncio.fixture
-async def client(server: FakeAPIServer) -> AsyncIterator[RawClient]:
-    async for made in session_for(server):
-        yield made
+    return {"nodes": ["node-1", "node-2"], "control_plane_pods": False}
 
 
 def claim(name: str, size: str = "1Gi", **spec: Any) -> dict[str, Any]:

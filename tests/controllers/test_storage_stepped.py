@@ -4,12 +4,12 @@ and run its pods as settling does."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
 
 from fakeapi import FakeAPIServer
+from tests.controllers.random_steps import step_at_random
 
 START = 1_700_000_000.0
 CLAIM_TEMPLATE = {
@@ -57,15 +57,11 @@ def test_stepped_storage_controllers_bind_what_settling_binds(seed: int) -> None
     stepped = FakeAPIServer(seed=5, clock=lambda: START)
     stepped.set_controllers("all", stepped=True)
     stepped.load(STATEFUL_SET)
-    choose, writes, storage = random.Random(seed), 0, set()
-    while pending := stepped.controller_writes():
-        assert stepped.controller_writes() == pending  # asking wrote nothing
-        chosen = choose.choice(pending)
-        written = stepped.step_controller(chosen.controller, chosen.worker)
-        assert written is not None and written.target == chosen.target and not written.refused
-        if chosen.controller in ("persistentvolume-binder", "local-path-provisioner"):
-            storage.add(chosen.controller)
-        writes += 1
+    storage = {
+        written.controller
+        for written in step_at_random(stepped, seed, None)
+        if written.controller in ("persistentvolume-binder", "local-path-provisioner")
+    }
     assert storage == {"persistentvolume-binder", "local-path-provisioner"}
     assert summary(stepped) == summary(settled)
     assert summary(settled) == {
