@@ -55,7 +55,8 @@ async def bound_claim(client: RawClient, name: str, class_name: str | None) -> d
     status = {"status": {"phase": "Bound", "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"]}}
     reply = await client.patch(f"{CLAIMS}/{name}/status", status, content_type=MERGE)
     assert reply.status == 200
-    return reply.json()
+    stored: dict[str, Any] = reply.json()
+    return stored
 
 
 def grow(size: str) -> dict[str, Any]:
