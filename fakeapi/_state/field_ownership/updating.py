@@ -63,29 +63,34 @@ def track(
     changed = added | modified
     identity = (manager, "Update", api_version, subresource)
     kept: list[dict[str, Any]] = []
-    mine: set[Path] = changed
+    mine: Set[Path] = changed
     previous: Set[Path] | None = None
     my_fields: Any = None
     decodings: list[Set[Path]] = []
+    # The set operations below run in C over whole sets, each a pause-less pass: when the write
+    # touches little of a large entry, the disjointness checks (over the smaller set) skip them.
     for entry in entries:
         owned = decoded(entry.get("fieldsV1"))
         decodings.append(owned)
         if _identity(entry) == identity:
             previous = owned
             my_fields = entry.get("fieldsV1")
-            mine = mine | (owned - removed)  # a new set: ``changed`` is read again below
+            # Owned already, and nothing of it removed: the entry's set stays as it is.
+            mine = owned if changed <= owned and removed.isdisjoint(owned) else changed | (owned - removed)
             continue
         owned = renamed(owned, entry, api_version, renaming)
-        remaining = owned - changed - removed
-        if remaining == owned:
+        if changed.isdisjoint(owned) and removed.isdisjoint(owned):
             kept.append(entry)  # untouched by this write: the stored entry stays as it is
-        elif remaining:
+            continue
+        remaining = owned - changed - removed
+        if remaining:
             kept.append({**entry, "fieldsV1": encode_fields(as_written(remaining, entry, api_version, renaming))})
     if mine:
+        unchanged = previous is not None and (mine is previous or mine == previous)
         entry = {
             "apiVersion": api_version,
             "fieldsType": "FieldsV1",
-            "fieldsV1": my_fields if previous is not None and mine == previous else encode_fields(mine),
+            "fieldsV1": my_fields if unchanged else encode_fields(mine),
             "manager": manager,
             "operation": "Update",
             "time": now,
@@ -93,10 +98,9 @@ def track(
         if subresource:
             entry["subresource"] = subresource
         kept.append(entry)
-    own_sets = [paths for paths in decodings if isinstance(paths, set)]  # cached ones are frozen, and kept
-    release_in_slices(
-        comparison.added, comparison.modified, comparison.removed, added, modified, removed, changed, mine, *own_sets
-    )
+    temporaries = (comparison.added, comparison.modified, comparison.removed, added, modified, removed, changed, mine)
+    # Decoded sets are this write's own unless they were kept (frozen, for the next write).
+    release_in_slices(*(paths for paths in (*temporaries, *decodings) if isinstance(paths, set)))
     return with_entries(new, sorted_entries(kept))
 
 
