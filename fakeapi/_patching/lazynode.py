@@ -31,6 +31,7 @@ from fakeapi._patching.goencode import compact, compact_escape, encode, encode_s
 from fakeapi._patching.gostrconv import atoi
 from fakeapi._patching.patchtext import PatchText
 from fakeapi._patching.rawtext import array_elements, object_members
+from fakeapi._patching.slices import paused
 
 RAW = 0
 DOC = 1
@@ -489,10 +490,14 @@ def materialize(node: Any) -> Any:
         if node.doc is None:
             return None
         # Children no operation touched are the stored values themselves: no call for them.
-        return {key: materialize(child) if child.__class__ is Node else child for key, child in node.doc.items()}
+        doc = node.doc
+        return {
+            key: materialize(child) if child.__class__ is Node else child
+            for key, child in paused(doc.items(), len(doc))
+        }
     if node.ary is None:
         return None
-    return [materialize(child) if child.__class__ is Node else child for child in node.ary]
+    return [materialize(child) if child.__class__ is Node else child for child in paused(node.ary, len(node.ary))]
 
 
 _stored_negative_zero: dict[int, tuple[Any, bool]] = {}
