@@ -41,9 +41,9 @@ CONTROLLER_PROBES: Mapping[str, str | None] = MappingProxyType(
         "pvc-protection": "controller-manager",
         "pv-protection": "controller-manager",
         "namespace": "controller-manager",
-        "resourcequota": None,
-        "disruption": None,
-        "horizontalpodautoscaling": None,
+        "resourcequota": "controller-manager",
+        "disruption": "controller-manager",
+        "horizontalpodautoscaling": "controller-manager",
     }
 )
 CONTROLLER_NAMES = tuple(CONTROLLER_PROBES)

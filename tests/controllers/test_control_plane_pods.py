@@ -170,6 +170,15 @@ def test_without_controllers_the_scheduler_and_controller_manager_do_not_answer(
     }
 
 
+@pytest.mark.parametrize("controller", ["resourcequota", "disruption", "horizontalpodautoscaling", "job"])
+def test_any_controller_of_kube_controller_manager_makes_it_answer(controller: str) -> None:
+    with FakeAPIServer(controllers=controller, clock=lambda: START) as server:
+        status, _, body = call(server, "/api/v1/componentstatuses/controller-manager")
+
+    assert status == 200
+    assert json.loads(body)["conditions"] == [{"type": "Healthy", "status": "True", "message": "ok"}]
+
+
 def _kube_system(fakeapi: Any, kind: str, group: str = "") -> list[dict[str, Any]]:
     prefix = f"/apis/{group}/v1" if group else "/api/v1"
     with urllib.request.urlopen(f"{fakeapi.url}{prefix}/namespaces/kube-system/{kind}") as response:
