@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import importlib
 import inspect
 import json
@@ -30,6 +31,7 @@ from typing import Any, ClassVar
 __all__ = ["main"]
 
 _CLIENT_MODULES = ("kubernetes.config.kube_config", "kubernetes_asyncio.config.kube_config")
+_PREBUILT_CONTEXTS = 8  # a login and a few handler calls' clients per replica start
 
 
 class _Effects:
@@ -153,7 +155,12 @@ def main(argv: list[str]) -> None:
         sys.path.insert(0, os.path.dirname(path))  # as kopf's preloader does, before effects import from there
     _install_call_effects(spec["effects"])
     loaders.preload(paths=spec["paths"], modules=spec["modules"])
-    _PrebuiltContext.prepare(3)
+    _PrebuiltContext.prepare(_PREBUILT_CONTEXTS)
+    # Every object so far is the launcher's and lives as long as it: out of the collector's sight,
+    # a replica's collections walk only its own objects, and do not write to (and so copy) every
+    # page of the launcher's heap that the fork shares.
+    gc.collect()
+    gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     print(json.dumps({"ready": os.getpid()}), flush=True)
     for line in sys.stdin:
