@@ -1,8 +1,12 @@
 """Figures for the scenarios engine: schedules per second with real kubernetes_asyncio clients, the
 exhaustive ``completion-claim resource-version`` exploration (schedule count and time), and what
-the partial-order reduction saves. Prints figures; asserts nothing.
+the partial-order reduction saves; then, past the engine's start and a first schedule, process CPU
+per schedule and schedules/s of seeded random schedules of each ``--steady`` scenario (by default
+``pod-outcome-claims resource-version``, whose replicas open a watch per tick).
+Prints figures; asserts nothing.
 
     python benchmarks/scenarios_throughput.py [--schedules 300] [--workers 2] [--skip-off]
+        [--steady NAME/VARIANT ...] [--steady-schedules 40] [--steady-only]
 """
 
 from __future__ import annotations
@@ -42,13 +46,53 @@ def _exhaustive(reduction: str) -> tuple[int, int, float]:
     return result.runs, result.pruned, time.perf_counter() - started
 
 
+def _steady(scenario_name: str, variant: str, schedules: int) -> tuple[int, float, float, str]:
+    """Schedules, CPU seconds and wall seconds of ``schedules`` seeded random runs, once the engine
+    has started and run one schedule (start-up and first imports left out), and the verdict."""
+    import asyncio
+
+    from scenarios._engine import Engine
+
+    async def measure() -> tuple[int, float, float, str]:
+        engine = Engine(builtin_scenario(scenario_name, variant))
+        await engine.start()
+        try:
+            warm = Settings(exhaustive=False, schedules=1, seed=99, keep_going=True, shrink=False)
+            await explore_async(engine.scenario, warm, engine=engine)
+            settings = Settings(exhaustive=False, schedules=schedules, seed=1, keep_going=True, shrink=False)
+            cpu, wall = time.process_time(), time.perf_counter()
+            result = await explore_async(engine.scenario, settings, engine=engine)
+            return result.runs, time.process_time() - cpu, time.perf_counter() - wall, str(result.verdict)
+        finally:
+            await engine.stop()
+
+    return asyncio.run(measure())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--schedules", type=int, default=300, help="random schedules for the throughput figure")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for the sharded figure")
     parser.add_argument("--skip-off", action="store_true", help="skip the slow exploration without reduction")
+    parser.add_argument(
+        "--steady",
+        action="append",
+        metavar="NAME/VARIANT",
+        help="a built-in variant for the steady-state figure (default: pod-outcome-claims/resource-version)",
+    )
+    parser.add_argument("--steady-schedules", type=int, default=40, help="random schedules for the steady figure")
+    parser.add_argument("--steady-only", action="store_true", help="print only the steady-state figures")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    for target in args.steady or ["pod-outcome-claims/resource-version"]:
+        name, _, variant = target.partition("/")
+        runs, cpu, wall, verdict = _steady(name, variant, args.steady_schedules)
+        print(
+            f"{name} {variant}, steady: {runs} random schedules, {cpu / runs * 1e3:.1f} ms CPU per schedule, "
+            f"{runs / wall:.1f} schedules/s wall ({verdict.partition(':')[0]}), load average {os.getloadavg()[0]:.1f}"
+        )
+    if args.steady_only:
+        return
 
     for name, variant in (("completion-claim", "resource-version"), ("non-ascii", "resource-version")):
         runs, elapsed = _random(name, variant, args.schedules, Shard())

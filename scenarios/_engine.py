@@ -41,6 +41,7 @@ from typing import Any
 import aiohttp
 
 from fakeapi import APIError, FakeAPIServer, GateDecision, GateRequest, WatchValve
+from scenarios import _deferred_trust as deferred_trust
 from scenarios._actors import (
     ActorClients,
     ActorCrashed,
@@ -168,6 +169,7 @@ class Engine(ReplicaSteps):
         self._runtimes: dict[str, ActorRuntime] = {}
         self._record = RunRecord(choices=[])
         self._faults_used = 0
+        self._deferring_trust = False
         self.init_replicas()
 
     def _wall_clock(self) -> float:
@@ -180,6 +182,9 @@ class Engine(ReplicaSteps):
 
     async def start(self) -> None:
         logging.getLogger("aiohttp.server").addFilter(_QUIET_CUTS)
+        if not self._deferring_trust:
+            deferred_trust.install()  # a Watch per tick builds a TLS context the plain-HTTP server never uses
+            self._deferring_trust = True
         self._pristine = self.server.snapshot()
         await self.server.start()
         workdir = Path(self._workdir.name)
@@ -204,6 +209,9 @@ class Engine(ReplicaSteps):
         await self.server.stop()
         self._executor.shutdown(wait=False, cancel_futures=True)
         logging.getLogger("aiohttp.server").removeFilter(_QUIET_CUTS)
+        if self._deferring_trust:
+            deferred_trust.uninstall()
+            self._deferring_trust = False
         self._workdir.cleanup()
 
     async def prepare(self, objects: Iterable[dict[str, Any]]) -> None:

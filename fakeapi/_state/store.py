@@ -770,21 +770,39 @@ def _rv_required_cause() -> Cause:
 
 
 class _SeededRandom:
-    """Names and uids from a seed, so a scenario run replays byte for byte."""
+    """Names and uids from a seed, so a scenario run replays byte for byte.
+
+    Its state is read before every controller probe and compared in every probe's cache key
+    (docs/controllers.md), far more often than a name is drawn, and ``random.Random.getstate``
+    copies 625 numbers. So each state gets a token when a draw makes it, and ``getstate`` gives
+    ``(token, state)``, read once per token: equal tokens mean equal states, and ``setstate`` with
+    the current token has nothing to put back. A token is unique in the process (its identity).
+    """
 
     def __init__(self, seed: int) -> None:
         import random
 
         self._random = random.Random(seed)
+        self._state: tuple[object, Any] | None = None
+        self._token = object()
 
     def choice(self, alphabet: str) -> str:
+        self._token = object()
         return self._random.choice(alphabet)
 
     def getrandbits(self, bits: int) -> int:
+        self._token = object()
         return self._random.getrandbits(bits)
 
     def getstate(self) -> Any:
-        return self._random.getstate()
+        state = self._state
+        if state is None or state[0] is not self._token:
+            state = self._state = (self._token, self._random.getstate())
+        return state
 
     def setstate(self, state: Any) -> None:
-        self._random.setstate(state)
+        token, inner = state
+        if token is not self._token:
+            self._random.setstate(inner)
+            self._token = token
+            self._state = state
