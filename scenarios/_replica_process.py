@@ -23,15 +23,15 @@ import inspect
 import json
 import os
 import signal
-import ssl
 import sys
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
+
+from scenarios import _deferred_trust as deferred_trust
 
 __all__ = ["main"]
 
 _CLIENT_MODULES = ("kubernetes.config.kube_config", "kubernetes_asyncio.config.kube_config")
-_PREBUILT_CONTEXTS = 8  # a login and a few handler calls' clients per replica start
 
 
 class _Effects:
@@ -73,35 +73,6 @@ def _install_call_effects(effects: list[dict[str, str]]) -> None:
         module = importlib.import_module(module_name)
         original = getattr(module, attribute)
         setattr(module, attribute, _wrap(original, effect["name"], effect.get("key", "")))
-
-
-class _PrebuiltContext:
-    """A few ``ssl.create_default_context()`` built in the launcher, for the first such calls in each
-    replica: kopf's login builds one whatever the server's scheme, so does every kubernetes_asyncio
-    client a handler opens, and loading the system's CA certificates is most of a replica's start.
-    Each is a fresh context, configured as the call would configure it; later calls build their own."""
-
-    real = ssl.create_default_context
-    contexts: ClassVar[list[ssl.SSLContext]] = []
-
-    @classmethod
-    def prepare(cls, count: int) -> None:
-        cls.contexts = [cls.real() for _ in range(count)]
-        ssl.create_default_context = cls.create  # type: ignore[assignment]
-
-    @classmethod
-    def create(
-        cls,
-        purpose: ssl.Purpose = ssl.Purpose.SERVER_AUTH,
-        *,
-        cafile: str | None = None,
-        capath: str | None = None,
-        cadata: str | bytes | None = None,
-    ) -> ssl.SSLContext:
-        default = purpose == ssl.Purpose.SERVER_AUTH and cafile is None and capath is None and cadata is None
-        if default and cls.contexts:
-            return cls.contexts.pop()
-        return cls.real(purpose, cafile=cafile, capath=capath, cadata=cadata)
 
 
 def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
@@ -155,7 +126,7 @@ def main(argv: list[str]) -> None:
         sys.path.insert(0, os.path.dirname(path))  # as kopf's preloader does, before effects import from there
     _install_call_effects(spec["effects"])
     loaders.preload(paths=spec["paths"], modules=spec["modules"])
-    _PrebuiltContext.prepare(_PREBUILT_CONTEXTS)
+    deferred_trust.install()  # kopf's login and each client a handler opens build a default TLS context
     # Every object so far is the launcher's and lives as long as it: out of the collector's sight,
     # a replica's collections walk only its own objects, and do not write to (and so copy) every
     # page of the launcher's heap that the fork shares.
