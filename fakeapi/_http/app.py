@@ -25,7 +25,7 @@ from typing import TypedDict
 from aiohttp import HttpVersion11, web
 
 from fakeapi._http.authentication import ANONYMOUS, USER, User, request_attributes
-from fakeapi._http.compression import compress_answer
+from fakeapi._http.compression import compress_answer, gzip_wanted
 from fakeapi._http.connections import GoServer
 from fakeapi._http.context import GateRequest, ServerState
 from fakeapi._http.impersonation import ImpersonationError, impersonate
@@ -166,7 +166,10 @@ async def _answered(
 
     The journal keeps the body as encoded; gzip, when the client asked for it, comes after."""
     response = _finish(entry, response, state)
-    await compress_answer(request, response)
+    to_gzip = gzip_wanted(request, response)
+    if to_gzip is not None:
+        assert isinstance(response, web.Response)  # gzip_wanted says so
+        await compress_answer(response, to_gzip)
     if state.request_log is not None:
         state.request_log(_log_line(request, entry, response, started))
     return response

@@ -24,7 +24,7 @@ import zlib
 
 from aiohttp import web
 
-__all__ = ["SERIALIZED", "compress_answer", "go_gzip", "negotiated_gzip"]
+__all__ = ["SERIALIZED", "compress_answer", "go_gzip", "gzip_wanted", "negotiated_gzip"]
 
 # Set on the answers SerializeObject would write: only those are gzipped.
 SERIALIZED: web.ResponseKey[bool] = web.ResponseKey("fakeapi_serialized", bool)
@@ -59,15 +59,20 @@ async def go_gzip(data: bytes) -> bytes:
     return b"".join(parts)
 
 
-async def compress_answer(request: web.BaseRequest, response: web.StreamResponse) -> None:
-    """Gzip the body of a serialized answer longer than 128 KiB when the client accepts gzip."""
+def gzip_wanted(request: web.BaseRequest, response: web.StreamResponse) -> bytes | None:
+    """The body to gzip: a serialized answer longer than 128 KiB to a client that accepts gzip."""
     if not isinstance(response, web.Response) or not response.get(SERIALIZED) or response.prepared:
-        return
+        return None
     body = response.body
     if not isinstance(body, bytes) or len(body) <= GZIP_THRESHOLD_BYTES:
-        return
+        return None
     if not negotiated_gzip(request.headers.get("Accept-Encoding", "")):
-        return
+        return None
+    return body
+
+
+async def compress_answer(response: web.Response, body: bytes) -> None:
+    """Gzip ``body``, which :func:`gzip_wanted` chose, as the answer's body."""
     response.body = await go_gzip(body)
     response.headers["Content-Encoding"] = "gzip"
     response.headers.add("Vary", "Accept-Encoding")
