@@ -74,6 +74,7 @@ def test_a_function_that_runs_to_its_end_passes_and_one_whose_command_fails_does
     lines = done.stdout.splitlines()
     logs = tmp_path / "logs"
     assert done.returncode == 1, done.stdout + done.stderr
+    assert lines, done.stderr  # the harness stopped before its first function: say why
     assert lines[0] == "PASS run_set_up_tests", (logs / "run_set_up_tests.log").read_text()
     assert lines[1] == f"FAIL run_failing_tests (exit 1, log: {logs / 'run_failing_tests.log'})"
     assert lines[2] == f"FAIL run_missing_tests (exit 127, log: {logs / 'run_missing_tests.log'})"
