@@ -1,17 +1,19 @@
 """What a kopf replica is doing when it sends a request, for the step tables.
 
 Runs inside the replica process. Every request the replica sends through aiohttp (kopf's own
-client, and kubernetes_asyncio in a handler) carries an ``X-Fakeapi-Activity`` header naming the
-kopf handler running and the object it handles (kopf's ``handler_var`` and ``cause_var`` context
-variables), or else the kopf task that sends it (its watcher, the worker of an object, the event
-poster, peering). The server answers as if the header were not there; the gate hands it to the
-engine, which shows it beside the step. A request sent any other way (a synchronous client in an
-executor thread) carries no label.
+client, and kubernetes_asyncio in a handler) or through ``http.client`` (the synchronous
+``kubernetes`` client and ``requests``, both on urllib3, in a sync handler's executor thread)
+carries an ``X-Fakeapi-Activity`` header naming the kopf handler running and the object it handles
+(kopf's ``handler_var`` and ``cause_var`` context variables, which kopf copies into the thread of a
+sync handler), or else the kopf task that sends it (its watcher, the worker of an object, the
+event poster, peering). The server answers as if the header were not there; the gate hands it to
+the engine, which shows it beside the step.
 """
 
 from __future__ import annotations
 
 import asyncio
+import http.client
 import re
 from typing import Any
 
@@ -41,7 +43,10 @@ def describe_activity() -> str:
     if handler is not None:
         target = _object_of(execution.cause_var.get(None))
         return f"kopf handler {handler.id}" + (f" for {target}" if target else "")
-    task = asyncio.current_task()
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # a thread without a running loop: an executor thread outside a handler
+        return ""
     if task is None or task.get_name().startswith("Task-"):
         return ""
     return "kopf " + _task_label(task.get_name())
@@ -64,7 +69,7 @@ def _header_value(text: str) -> str:
 
 
 def label_requests() -> None:
-    """Make every aiohttp request of this process carry the activity header."""
+    """Make every aiohttp and ``http.client`` request of this process carry the activity header."""
     original = aiohttp.ClientSession._request
 
     async def _request(self: aiohttp.ClientSession, method: str, str_or_url: Any, **kwargs: Any) -> Any:
@@ -76,3 +81,13 @@ def label_requests() -> None:
         return await original(self, method, str_or_url, **kwargs)
 
     aiohttp.ClientSession._request = _request  # type: ignore[method-assign]
+
+    blocking_request = http.client.HTTPConnection.putrequest
+
+    def putrequest(self: http.client.HTTPConnection, method: str, url: str, *args: Any, **kwargs: Any) -> None:
+        blocking_request(self, method, url, *args, **kwargs)
+        activity = describe_activity()
+        if activity:
+            self.putheader(ACTIVITY_HEADER, _header_value(activity))
+
+    http.client.HTTPConnection.putrequest = putrequest  # type: ignore[method-assign]

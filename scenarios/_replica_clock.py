@@ -9,8 +9,9 @@ the process has nothing left to do until one of those inputs arrives.
 that stands still until the engine advances it, so a sleep, a timeout or ``call_later`` fires only
 when the engine moves time to it. The loop's selector is wrapped (:class:`_WaitingSelector`): when
 the loop would block (no callback ready, no timer due, no socket readable, no executor job
-running), it answers the engine's pending ``settle`` with its next timer's deadline, then blocks
-until a socket, a finished executor job or an engine message wakes it. The wall clock the
+running but those waiting on the server), it answers the engine's pending ``settle`` with its next
+timer's deadline, then blocks until a socket, a finished executor job, a job thread that starts
+waiting or an engine message wakes it. The wall clock the
 operator reads (``datetime.datetime.now``, ``time.time``) follows the same virtual time from the
 engine's fixed epoch, so what kopf computes from "now" (retry delays, progress timestamps) is a
 function of the schedule too.
@@ -36,6 +37,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from scenarios import _replica_threads as replica_threads
 
 __all__ = ["ControlChannel", "VirtualClockLoop", "install_wall_clock"]
 
@@ -105,7 +108,7 @@ class _WaitingSelector(selectors.BaseSelector):
         if events or timeout == 0 or self._take_advance():
             return events
         while True:
-            if not self._loop.threads_busy:
+            if self._loop.threads_busy <= replica_threads.job_threads_waiting():
                 self._answer_settles()
             events = self._poll(None)
             if events or self._take_advance():
@@ -144,7 +147,8 @@ class _WaitingSelector(selectors.BaseSelector):
 
 class VirtualClockLoop(asyncio.SelectorEventLoop):
     """The standard loop on a virtual clock that the engine advances; it also counts executor jobs in
-    flight, since a loop whose thread is at work is not waiting."""
+    flight, since a loop whose thread is at work is not waiting, unless the thread waits on the
+    server (:mod:`scenarios._replica_threads`)."""
 
     def __init__(self, channel: ControlChannel, start: float) -> None:
         inner = selectors.DefaultSelector()
@@ -154,8 +158,9 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         super().__init__(_WaitingSelector(self, inner, channel))
 
     def open_doors(self) -> None:
-        """From now on connections may be opened (the engine's ``go``)."""
+        """From now on connections may be opened (the engine's ``go``), by executor threads too."""
         self._doors.set()
+        replica_threads.open_doors()
 
     async def create_connection(self, *args: Any, **kwargs: Any) -> Any:
         """Connections wait for the engine's ``go``: a replica prepared ahead of its run does all its
@@ -180,7 +185,7 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     def run_in_executor(  # type: ignore[override]
         self, executor: concurrent.futures.Executor | None, func: Callable[..., Any], *args: Any
     ) -> asyncio.Future[Any]:
-        future = super().run_in_executor(executor, func, *args)
+        future = super().run_in_executor(executor, replica_threads.as_job(func), *args)
         self.threads_busy += 1
         future.add_done_callback(self._job_done)
         return future

@@ -79,6 +79,7 @@ def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
     """The replica's life: never returns (the process exits when kopf does)."""
     from kopf import cli
 
+    from scenarios import _replica_threads as replica_threads
     from scenarios._replica_activity import label_requests
     from scenarios._replica_clock import ControlChannel, VirtualClockLoop, install_wall_clock
 
@@ -101,6 +102,7 @@ def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
     install_wall_clock(spec["epoch"], spec["origin"])
     label_requests()
     loop = VirtualClockLoop(channel, start=spec["origin"] + float(order["elapsed"]))
+    replica_threads.install(loop)
     asyncio.set_event_loop(loop)
     code = 0
     try:

@@ -151,9 +151,9 @@ class ReplicaSteps:
                     f"of {link.quiet:g} s; its log: {link.log}"
                 ) from None
             raise EngineStuck(
-                f"replica {name} did not come to wait within {self.settle_timeout:g} s: a thread of it may "
-                "be blocked on a held request (sync handlers that call the API from kopf's executor), or "
-                f"it computes without end; its log: {self._replica_log(name)}"
+                f"replica {name} did not come to wait within {self.settle_timeout:g} s: an executor thread "
+                "of it may be blocked on something other than the server (a lock, time.sleep, a TLS "
+                f"socket, another host), or it computes without end; its log: {self._replica_log(name)}"
             ) from None
         except ReplicaGone:
             await self._replica_exited(name)

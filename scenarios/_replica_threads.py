@@ -1,0 +1,156 @@
+"""Inside a replica process: executor threads that wait on the server count as waiting.
+
+kopf runs a synchronous handler in an executor thread, and a synchronous client there (the
+``kubernetes`` package, ``requests``) blocks the thread on a socket read until the server answers.
+The engine holds that request at its gate, so the answer comes only when the engine releases it:
+the thread is waiting on the engine exactly as a coroutine awaiting an aiohttp answer is, and the
+replica is settled although a job is "running" (docs/scenarios-operators.md).
+
+Only a thread the loop's ``run_in_executor`` runs a job on is watched, and only while that job
+runs. Its blocking reads (``socket.recv``, ``recv_into``, and so the ``makefile`` readers that
+``http.client`` uses) first wait for the socket to turn readable in a ``poll`` of their own, with
+the thread recorded as waiting on that socket; the record is dropped, under the same lock the
+loop's check takes, *before* the read consumes anything. So the loop's check (:func:`job_threads_waiting`)
+sees a thread as waiting only while its socket has nothing to read: bytes that arrived and are
+not read yet make it not waiting, and never the other way round. A thread that starts waiting
+wakes the loop, which then checks again. A ``connect`` waits for the engine's ``go`` as the loop's
+own connections do (a thread held there is waiting too), so a replica prepared ahead of its run
+sends nothing before it.
+
+A thread blocked anywhere else (a lock, ``time.sleep``, a socket to elsewhere that never
+answers) is running, not waiting: the engine then reports the replica stuck after its settle
+timeout, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import select
+import socket
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["as_job", "install", "job_threads_waiting", "open_doors"]
+
+_lock = threading.Lock()
+_waiting: dict[int, socket.socket | None] = {}
+"""Job thread ident -> the socket it waits to read (None: it waits for the engine's ``go``)."""
+_job_threads: set[int] = set()
+_doors = threading.Event()
+_loop: asyncio.AbstractEventLoop | None = None
+
+_recv = socket.socket.recv
+_recv_into = socket.socket.recv_into
+_connect = socket.socket.connect
+
+
+def install(loop: asyncio.AbstractEventLoop) -> None:
+    """Watch the job threads of ``loop`` (once per replica process, before anything connects)."""
+    global _loop
+    _loop = loop
+    socket.socket.recv = _watched_recv  # type: ignore[method-assign, assignment]
+    socket.socket.recv_into = _watched_recv_into  # type: ignore[method-assign, assignment]
+    socket.socket.connect = _watched_connect  # type: ignore[method-assign, assignment]
+
+
+def open_doors() -> None:
+    """The engine's ``go``: job threads may connect from now on."""
+    _doors.set()
+
+
+def as_job(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` as run in an executor thread, with the thread watched while it runs."""
+
+    def job(*args: Any) -> Any:
+        ident = threading.get_ident()
+        _job_threads.add(ident)
+        try:
+            return function(*args)
+        finally:
+            _job_threads.discard(ident)
+
+    return job
+
+
+def job_threads_waiting() -> int:
+    """How many job threads wait on the server (their socket unreadable) or on the engine's ``go``."""
+    with _lock:
+        if not _waiting:
+            return 0
+        poller = select.poll()
+        sockets = 0
+        count = 0
+        for waited in _waiting.values():
+            if waited is None:
+                count += not _doors.is_set()
+            else:
+                poller.register(waited.fileno(), select.POLLIN | select.POLLPRI)
+                sockets += 1
+        if sockets:
+            count += sockets - len(poller.poll(0))
+        return count
+
+
+def _blocking_read(sock: socket.socket, flags: int) -> bool:
+    """Whether a read on ``sock`` from this thread would block on the server, and is to be watched."""
+    return (
+        threading.get_ident() in _job_threads
+        and not flags & socket.MSG_DONTWAIT
+        and sock.gettimeout() != 0.0
+        and sock.family in (socket.AF_INET, socket.AF_INET6)
+    )
+
+
+def _wait_readable(sock: socket.socket) -> None:
+    """Block until ``sock`` has something to read (or its own timeout passes), recorded as waiting."""
+    ident = threading.get_ident()
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN | select.POLLPRI)
+    timeout = sock.gettimeout()
+    with _lock:
+        _waiting[ident] = sock
+    _wake_loop()
+    try:
+        ready = poller.poll(None if timeout is None else timeout * 1000)
+    finally:
+        with _lock:
+            del _waiting[ident]
+    if not ready:
+        raise TimeoutError("timed out")
+
+
+def _watched_recv(self: socket.socket, bufsize: int, flags: int = 0) -> bytes:
+    if _blocking_read(self, flags):
+        _wait_readable(self)
+    return _recv(self, bufsize, flags)
+
+
+def _watched_recv_into(self: socket.socket, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
+    if _blocking_read(self, flags):
+        _wait_readable(self)
+    return _recv_into(self, buffer, nbytes, flags)
+
+
+def _watched_connect(self: socket.socket, address: Any) -> None:
+    if threading.get_ident() in _job_threads and not _doors.is_set():
+        ident = threading.get_ident()
+        with _lock:
+            _waiting[ident] = None
+        _wake_loop()
+        try:
+            _doors.wait()
+        finally:
+            with _lock:
+                del _waiting[ident]
+    _connect(self, address)
+
+
+def _wake_loop() -> None:
+    loop = _loop
+    if loop is not None and not loop.is_closed():
+        loop.call_soon_threadsafe(_nothing)
+
+
+def _nothing() -> None:
+    """A callback whose only purpose is to make the loop look again."""

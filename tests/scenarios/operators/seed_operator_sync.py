@@ -1,0 +1,76 @@
+"""The seed-shaped operator written the way most kopf operators are: a synchronous handler, which
+kopf runs in an executor thread, calling the API with the synchronous ``kubernetes`` client.
+
+Same claim as ``seed_operator.py`` (the guard from ``SEED_GUARD``: ``annotations``,
+``resource-version`` or ``none``); only the handler's kind and its client differ.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import kopf
+from kubernetes import client, config
+from kubernetes.client.exceptions import ApiException
+from seed_notify import send_completion  # type: ignore[import-not-found]  # beside this file, as kopf runs it
+
+GROUP, VERSION, PLURAL = "example.com", "v1", "jobs"
+COMPLETED = "example.com/completed-by"
+ATTEMPTS = 5
+
+
+@kopf.on.startup()
+def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
+    """No Events posted, no CRD scanning (the CRD is there before the operator starts)."""
+    settings.posting.enabled = False
+    settings.scanning.disabled = True
+
+
+@kopf.on.create(GROUP, VERSION, PLURAL)
+@kopf.on.update(GROUP, VERSION, PLURAL)
+def complete(spec: kopf.Spec, name: str, namespace: str | None, **_: Any) -> None:
+    """Once the job is done, claim its completion; the winner sends it. A refused claim is tried
+    again, a few times."""
+    if not spec.get("done") or namespace is None:
+        return
+    config.load_kube_config()
+    with client.ApiClient() as api:
+        jobs = client.CustomObjectsApi(api)
+        for _attempt in range(ATTEMPTS):
+            job = jobs.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name)
+            if COMPLETED in (job["metadata"].get("annotations") or {}):
+                return
+            claim = _claim(job, os.environ["POD_ID"])
+            try:
+                jobs.patch_namespaced_custom_object(
+                    GROUP,
+                    VERSION,
+                    namespace,
+                    PLURAL,
+                    name,
+                    [*_guard(job), claim],
+                    _content_type="application/json-patch+json",  # else this client sends a merge patch: 400
+                )
+            except ApiException as error:
+                if error.status not in (409, 422):
+                    raise
+                continue
+            send_completion(namespace, name)
+            return
+    raise kopf.TemporaryError(f"the claim was refused {ATTEMPTS} times", delay=60)
+
+
+def _claim(job: dict[str, Any], claimant: str) -> dict[str, Any]:
+    if job["metadata"].get("annotations"):
+        return {"op": "add", "path": "/metadata/annotations/" + COMPLETED.replace("/", "~1"), "value": claimant}
+    return {"op": "add", "path": "/metadata/annotations", "value": {COMPLETED: claimant}}
+
+
+def _guard(job: dict[str, Any]) -> list[dict[str, Any]]:
+    guard = os.environ.get("SEED_GUARD", "annotations")
+    if guard == "annotations":
+        return [{"op": "test", "path": "/metadata/annotations", "value": job["metadata"].get("annotations") or {}}]
+    if guard == "resource-version":
+        return [{"op": "test", "path": "/metadata/resourceVersion", "value": job["metadata"]["resourceVersion"]}]
+    return []
