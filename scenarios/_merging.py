@@ -2,8 +2,8 @@
 
 ``python -m scenarios run ... --shard K/N --summary FILE`` writes what shard K explored; ``python -m
 scenarios merge FILE...`` reads the N summaries and says what they prove together. The claim holds
-only when every shard of one exhaustive search of one scenario (same fingerprint, schedule encoding,
-reduction, fault budget and number of shards) is present once, each completed its part without a
+only when every shard of one exhaustive search of one scenario (same fingerprint, code digest,
+schedule encoding, reduction, fault budget and number of shards) is present once, each completed its part without a
 violation, and every check was put to the test by some shard. Any shard's violation is a violation.
 Shards of a random sample remain a sample: unknown, or accepted with ``--accept-sample``.
 """
@@ -15,13 +15,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scenarios._code_digest import code_digest
 from scenarios._exploration import Exploration
 from scenarios._ids import SCHEDULE_ENCODING
 
 __all__ = ["FORMAT", "Merged", "merge_summaries", "read_summary", "summary_of"]
 
 FORMAT = "scenarios-summary/1"
-_SAME = ("scenario", "fingerprint", "encoding", "mode", "reduction", "shards", "seed", "schedules", "max_faults")
+_SAME = (
+    "scenario",
+    "fingerprint",
+    "code",
+    "encoding",
+    "mode",
+    "reduction",
+    "shards",
+    "seed",
+    "schedules",
+    "max_faults",
+)
 
 
 def summary_of(exploration: Exploration) -> dict[str, Any]:
@@ -32,6 +44,7 @@ def summary_of(exploration: Exploration) -> dict[str, Any]:
         "format": FORMAT,
         "scenario": exploration.scenario.title,
         "fingerprint": exploration.scenario.fingerprint,
+        "code": code_digest(exploration.scenario),
         "encoding": SCHEDULE_ENCODING,
         "mode": exploration.mode,
         "reduction": settings.reduction,

@@ -120,6 +120,43 @@ def test_the_shards_of_an_exhaustive_search_merge_into_holds(tmp_path: Path) -> 
     assert missing.code == 3 and "shard 2 of 2 missing" in missing.out
 
 
+USER_SCENARIO = """
+from dataclasses import replace
+
+from scenarios import builtin_scenario
+
+
+def spelled_as_stored(obj):
+    return obj
+
+
+CLAIM = replace(builtin_scenario("completion-claim", "resource-version"), derive=spelled_as_stored)
+"""
+
+
+def test_shards_of_different_code_never_merge(tmp_path: Path) -> None:
+    """A change to the scenario's own module between two shard jobs (a push landing while the
+    matrix runs): the summaries carry a digest of the code, and the merge refuses them."""
+    module = tmp_path / "claims_here.py"
+
+    def shard(index: int) -> Path:
+        path = tmp_path / f"shard-{index}.json"
+        result = cli(
+            "run", "claims_here:CLAIM", "--exhaustive", "--shard", f"{index}/2", "--summary", path, "-q", cwd=tmp_path
+        )
+        assert result.code == 3, result.out + result.err
+        return path
+
+    module.write_text(USER_SCENARIO)
+    first = shard(1)
+    module.write_text(USER_SCENARIO + "# changed between the two jobs\n")
+    changed = cli("merge", first, shard(2))
+    assert changed.code == 2 and "code" in changed.err, changed.out + changed.err
+    module.write_text(USER_SCENARIO)
+    same = cli("merge", first, shard(2))
+    assert same.code == 0 and "HOLDS" in same.out, same.out + same.err
+
+
 def test_the_shards_of_a_sample_merge_into_unknown_unless_accepted(tmp_path: Path) -> None:
     paths = _shards(tmp_path, CHILDREN_NAME, "--schedules", "2")
     merged = cli("merge", *paths)
