@@ -139,7 +139,14 @@ class Exploration:
         reasons = self._unknown_because()
         return "unknown: " + "; ".join(reasons) if reasons else "holds"
 
-    def _unknown_because(self) -> list[str]:
+    @property
+    def part_holds(self) -> bool:
+        """For one shard of a split search: its part was searched whole without a violation. What
+        else the whole needs (every shard, every check put to the test by some shard) is for the
+        merge to say."""
+        return self.counterexample is None and not self._unknown_because(as_part=True)
+
+    def _unknown_because(self, *, as_part: bool = False) -> list[str]:
         reasons = []
         if self.unconfirmed is not None:
             kinds = ", ".join(sorted({violation.kind for violation in self.unconfirmed.violations}))
@@ -163,6 +170,8 @@ class Exploration:
             reasons.append(f"a random sample ({covered}) is not a complete search")
         if not self.complete:
             reasons.append(f"the search stopped at its budget of {self.settings.max_runs} runs before it was complete")
+        if as_part:
+            return reasons
         shard = self.settings.shard
         if shard.count > 1 and self.mode != "replay":
             reasons.append(

@@ -16,16 +16,23 @@ prints it). Option ``--scenario-seed S`` replaces the seed of every random explo
 
 An exploration runs whole in the test that calls it, in one worker: under ``pytest -n N`` tests are
 spread over workers, never one exploration, so a verdict cannot depend on ``-n``. To spread one
-large exploration over processes, run ``python -m scenarios run ... --shard K/N`` once per shard.
+large exploration, mark its test ``@pytest.mark.scenarios_shards(N)``: it becomes N items, one per
+shard of the schedule space, which xdist spreads over workers; each item's ``assert_holds()`` judges
+its part, and the session merges the parts into one verdict, printed at its end, and fails unless
+the whole holds (:mod:`scenarios._pytest_shards`). Over machines, run ``python -m scenarios run ...
+--shard K/N`` once per shard (docs/scenarios-sharding.md).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-__all__ = ["Explorer", "explore"]
+from scenarios._pytest_shards import MARKER, PROPERTY, ShardMerger, ShardPart, shard_parameters
+
+__all__ = ["Explorer", "explore", "scenarios_shard"]
 
 _SCENARIO_KEYWORDS = (
     "objects",
@@ -67,13 +74,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "scenarios_replay(schedule_id): run exactly this schedule in the test's explore fixture"
     )
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(count): split the test's exploration into count items, one per shard, merged at the session's end",
+    )
+    if not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
+        config.pluginmanager.register(ShardMerger(), "scenarios-shard-merger")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    shard_parameters(metafunc)
 
 
 class Explorer:
     """The ``explore`` fixture's value: call it to explore, ``.hostile(...)`` to probe hostile values."""
 
-    def __init__(self, request: pytest.FixtureRequest) -> None:
+    def __init__(self, request: pytest.FixtureRequest, shard: tuple[int, int] | None = None) -> None:
         self._request = request
+        self._shard = shard
 
     def _split(self, keywords: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         from scenarios._running import scenario
@@ -97,7 +115,15 @@ class Explorer:
             settings["replay"] = marker.args[0]
         self._seed(settings)
         settings.setdefault("replay_hint", self._hint)
-        return explore(target, **settings)
+        if self._shard is None or "replay" in settings:
+            return explore(target, **settings)
+        from scenarios._merging import summary_of
+        from scenarios._schedules import Shard
+
+        index, count = self._shard
+        part = explore(target, shard=Shard(index - 1, count), **settings)
+        self._request.node.user_properties.append((PROPERTY, json.dumps(summary_of(part))))
+        return ShardPart(part)
 
     def hostile(self, **keywords: Any) -> Any:
         from scenarios._running import probe
@@ -114,6 +140,13 @@ class Explorer:
 
 
 @pytest.fixture
-def explore(request: pytest.FixtureRequest) -> Explorer:
+def scenarios_shard(request: pytest.FixtureRequest) -> tuple[int, int] | None:
+    """``(K, N)`` in the K-th item of a test marked ``scenarios_shards(N)``, else None."""
+    shard: tuple[int, int] | None = getattr(request, "param", None)
+    return shard
+
+
+@pytest.fixture
+def explore(request: pytest.FixtureRequest, scenarios_shard: tuple[int, int] | None) -> Explorer:
     """Explore a scenario built from keywords; see the module docstring."""
-    return Explorer(request)
+    return Explorer(request, scenarios_shard)

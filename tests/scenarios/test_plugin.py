@@ -64,6 +64,26 @@ def test_seeded(explore):
 """
 
 
+SHARDED = """
+import pytest
+
+from scenarios import exactly_once
+from tests.scenarios.test_engine import CRD, claim_tick, job
+
+def race(explore, guard):
+    tick = claim_tick("job-1", guard=guard)
+    return explore(objects=[CRD, job("job-1", owner="ada")], actors={"a": tick, "b": tick}, ticks=2,
+                   checks=exactly_once("claim", "default/job-1"))
+
+def test_whole(explore):
+    print("WHOLE", race(explore, "GUARD").runs)
+
+@pytest.mark.scenarios_shards(3)
+def test_split(explore):
+    race(explore, "GUARD").assert_holds()
+"""
+
+
 def pytest_in(directory: Path, *args: str, xdist: bool = False) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PYTHONPATH": str(REPO)}
     environment.pop("PYTEST_XDIST_WORKER_COUNT", None)
@@ -121,3 +141,34 @@ def test_the_seed_given_to_explore_is_the_random_explorations_seed(tmp_path: Pat
     first, again, other = ids(7), ids(7), ids(8)
     assert first == again and first != other and len(first) == 6
     assert ids(3, "--scenario-seed", "7") == first
+
+
+def test_a_marked_exploration_is_split_over_items_and_merged_into_one_verdict(tmp_path: Path) -> None:
+    """Three items, one per shard, spread over two xdist workers: the merged verdict is the whole
+    search's (the same schedules judged), printed at the session's end; a shard left out makes it
+    unknown and fails the session even though every item that ran passed."""
+    (tmp_path / "test_split.py").write_text(SHARDED.replace("GUARD", "resourceVersion"))
+    spread = pytest_in(tmp_path, "-q", "-s", "-n", "2", xdist=True)
+    assert spread.returncode == 0, spread.stdout + spread.stderr
+    assert "4 passed" in spread.stdout
+    merged = re.findall(
+        r"HOLDS: all 3 shards of an exhaustive search explored their part \((\d+) judged\)", spread.stdout
+    )
+    assert merged, spread.stdout
+    alone = pytest_in(tmp_path, "-q", "-s", "-k", "whole")
+    unsplit = int(re.findall(r"WHOLE (\d+)", alone.stdout)[0])
+    assert int(merged[0]) == unsplit
+
+    partial = pytest_in(tmp_path, "-q", "-k", "shard1of3 or shard2of3")
+    assert partial.returncode == 1, partial.stdout + partial.stderr
+    assert "2 passed" in partial.stdout
+    assert "shard 3 of 3 missing" in partial.stdout
+    assert "does not hold as a whole" in partial.stdout
+
+
+def test_a_violation_in_one_shard_fails_its_item_and_the_merged_verdict(tmp_path: Path) -> None:
+    (tmp_path / "test_split.py").write_text(SHARDED.replace("GUARD", "none"))
+    result = pytest_in(tmp_path, "-q", "-k", "split")
+    assert result.returncode == 1
+    assert "SAFETY VIOLATION in schedule s" in result.stdout
+    assert re.search(r"VIOLATED in shard \d of 3", result.stdout), result.stdout
