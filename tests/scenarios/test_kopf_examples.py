@@ -1,7 +1,8 @@
 """kopf's own examples, unmodified, from the sdist of the installed kopf, raced as two replicas.
 
 ``01-minimal`` prints once per created object (its one side effect). Two standalone replicas both
-print: the engine finds it. With kopf's peering enabled (``--peering``, its own ``peering.yaml``)
+print: the engine finds it. ``02-children`` creates a child pod from a synchronous handler with
+pykube (in kopf's executor thread); two standalone replicas create two children of one parent. With kopf's peering enabled (``--peering``, its own ``peering.yaml``)
 and the same priority, as every replica of one Deployment has, kopf pauses every replica once
 they see each other, so the object may never be handled, and a replica that handles it before it
 has seen its peer does so whatever the other does, so both may print (docs/scenarios-operators.md,
@@ -22,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
-from scenarios import CallEffect, Operator, exactly_once, explore, scenario
+from scenarios import CallEffect, Operator, WriteEffect, exactly_once, explore, scenario
 from scenarios._engine import Engine
 from scenarios._model import RunRecord, Scenario
 from scenarios._schedules import RandomChooser
@@ -83,6 +84,37 @@ def test_two_standalone_replicas_both_handle_the_creation(kopf_sdist: Path) -> N
     assert run is not None
     assert sorted(effect.actor for effect in run.effects) == ["replica-1", "replica-2"]
     assert "replica-2" in exploration.report()
+
+
+def test_two_standalone_replicas_of_the_children_example_create_two_children(kopf_sdist: Path) -> None:
+    """The example's handler is synchronous and creates the pod with pykube (requests, in kopf's
+    executor thread); the pod's ``generateName`` (from ``kopf.adopt``) lets both creations succeed.
+    kopf's CRD scanning makes the space large: seeded random schedules find the race."""
+    examples = kopf_sdist / "examples"
+    operator = Operator(
+        (str(examples / "02-children" / "example.py"), "-A", "--standalone"),
+        replicas=2,
+        effects=(
+            WriteEffect("child-created", "pods", verb="create", key="{object[metadata][ownerReferences][0][name]}"),
+        ),
+    )
+    target = scenario(
+        name="kopf-02-children",
+        variant="standalone",
+        objects=[*documents(examples / "crd.yaml"), *documents(examples / "obj.yaml")],
+        operator=operator,
+        checks=exactly_once("child-created", "kopf-example-1"),
+        horizon=0.0,
+        default_checks=False,
+    )
+    exploration = explore(target, exhaustive=False, schedules=20, seed=1, shrink=False)
+    assert exploration.verdict == "violated: safety", exploration.report()
+    run = exploration.counterexample
+    assert run is not None
+    assert sorted(effect.actor for effect in run.effects) == ["replica-1", "replica-2"]
+    report = exploration.report()
+    assert "POST pods (created kopf-example-1-" in report
+    assert "(kopf handler create_fn for default/kopf-example-1)" in report
 
 
 def test_peering_with_one_priority_pauses_both_or_lets_both_handle(kopf_sdist: Path) -> None:
