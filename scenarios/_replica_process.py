@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scenarios import _deferred_trust as deferred_trust
+from scenarios import _replica_threads as replica_threads
 
 __all__ = ["main"]
 
@@ -79,7 +80,6 @@ def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
     """The replica's life: never returns (the process exits when kopf does)."""
     from kopf import cli
 
-    from scenarios import _replica_threads as replica_threads
     from scenarios._replica_activity import label_requests
     from scenarios._replica_clock import ControlChannel, VirtualClockLoop, install_wall_clock
 
@@ -127,6 +127,7 @@ def main(argv: list[str]) -> None:
     for path in spec["paths"]:
         sys.path.insert(0, os.path.dirname(path))  # as kopf's preloader does, before effects import from there
     _install_call_effects(spec["effects"])
+    replica_threads.install_sleep()  # before the operator's modules bind time.sleep
     loaders.preload(paths=spec["paths"], modules=spec["modules"])
     deferred_trust.install()  # kopf's login and each client a handler opens build a default TLS context
     # Every object so far is the launcher's and lives as long as it: out of the collector's sight,

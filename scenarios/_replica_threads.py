@@ -17,9 +17,14 @@ wakes the loop, which then checks again. A ``connect`` waits for the engine's ``
 own connections do (a thread held there is waiting too), so a replica prepared ahead of its run
 sends nothing before it.
 
-A thread blocked anywhere else (a lock, ``time.sleep``, a socket to elsewhere that never
-answers) is running, not waiting: the engine then reports the replica stuck after its settle
-timeout, as before.
+``time.sleep`` in a job thread sleeps on the virtual clock: the loop sets a timer for the
+thread's wake-up (so the engine sees it as the replica's next deadline and may move the clock
+there), and the thread waits, on record, until that timer fires. The loop's own thread and other
+threads keep the real ``time.sleep``. It is replaced in the launcher, before the operator is
+loaded, so that an operator's ``from time import sleep`` gets it too.
+
+A thread blocked anywhere else (a lock, a socket to elsewhere or over TLS) is running, not
+waiting: the engine then reports the replica stuck after its settle timeout.
 """
 
 from __future__ import annotations
@@ -28,14 +33,16 @@ import asyncio
 import select
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["as_job", "install", "job_threads_waiting", "open_doors"]
+__all__ = ["as_job", "install", "install_sleep", "job_threads_waiting", "open_doors"]
 
 _lock = threading.Lock()
-_waiting: dict[int, socket.socket | None] = {}
-"""Job thread ident -> the socket it waits to read (None: it waits for the engine's ``go``)."""
+_waiting: dict[int, socket.socket | threading.Event | None] = {}
+"""Job thread ident -> the socket it waits to read, the wake-up it sleeps until (an Event the loop
+sets at the virtual deadline), or None: it waits for the engine's ``go``."""
 _job_threads: set[int] = set()
 _doors = threading.Event()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -43,6 +50,7 @@ _loop: asyncio.AbstractEventLoop | None = None
 _recv = socket.socket.recv
 _recv_into = socket.socket.recv_into
 _connect = socket.socket.connect
+_sleep = time.sleep
 
 
 def install(loop: asyncio.AbstractEventLoop) -> None:
@@ -52,6 +60,12 @@ def install(loop: asyncio.AbstractEventLoop) -> None:
     socket.socket.recv = _watched_recv  # type: ignore[method-assign, assignment]
     socket.socket.recv_into = _watched_recv_into  # type: ignore[method-assign, assignment]
     socket.socket.connect = _watched_connect  # type: ignore[method-assign, assignment]
+
+
+def install_sleep() -> None:
+    """Make ``time.sleep`` in job threads sleep on the virtual clock (in the launcher, before the
+    operator is loaded; real sleep everywhere else)."""
+    time.sleep = _watched_sleep  # type: ignore[assignment]
 
 
 def open_doors() -> None:
@@ -84,6 +98,8 @@ def job_threads_waiting() -> int:
         for waited in _waiting.values():
             if waited is None:
                 count += not _doors.is_set()
+            elif isinstance(waited, threading.Event):
+                count += not waited.is_set()
             else:
                 poller.register(waited.fileno(), select.POLLIN | select.POLLPRI)
                 sockets += 1
@@ -144,6 +160,25 @@ def _watched_connect(self: socket.socket, address: Any) -> None:
             with _lock:
                 del _waiting[ident]
     _connect(self, address)
+
+
+def _watched_sleep(seconds: float) -> None:
+    loop = _loop
+    if seconds <= 0 or threading.get_ident() not in _job_threads or loop is None or loop.is_closed():
+        _sleep(seconds)
+        return
+    ident = threading.get_ident()
+    woken = threading.Event()
+    with _lock:
+        _waiting[ident] = woken
+    # The timer is the loop's, on its virtual clock; until the loop has set it, the callback that
+    # sets it is ready, so the loop cannot report the replica settled without this deadline.
+    loop.call_soon_threadsafe(loop.call_later, seconds, woken.set)
+    try:
+        woken.wait()
+    finally:
+        with _lock:
+            del _waiting[ident]
 
 
 def _wake_loop() -> None:

@@ -81,6 +81,40 @@ def test_a_run_with_handler_threads_is_a_function_of_its_choices() -> None:
     )
 
 
+READ_JOB = ("replica-1", "", "GET", "/apis/example.com/v1/namespaces/default/jobs/job-1")
+
+
+def pausing(horizon: float) -> Scenario:
+    """The sync operator whose handler first waits 45 s with ``time.sleep``, and a clock horizon."""
+    target = sync_seed("resource-version", horizon=horizon)
+    assert target.operator is not None
+    environment = {**target.operator.environment, "SEED_PAUSE": "45"}
+    return replace(target, operator=replace(target.operator, environment=environment))
+
+
+def clock_at(label: tuple[str, ...]) -> float:
+    """Seconds after the start that a clock step's label names (``clock: 45 s after the start ...``)."""
+    return float(label[3].split(": ", 1)[1].split(" s ", 1)[0])
+
+
+def test_time_sleep_in_a_handler_thread_sleeps_on_the_virtual_clock() -> None:
+    """A 45 s sleep is a wait for the clock: the engine moves it (clock steps), the handler claims
+    only once 45 s have passed, and no real time passes (a real 45 s sleep would outlast the 30 s
+    settle timeout and stop the run as stuck). Within a 30 s horizon the claim never comes."""
+    (run,) = run_engine(pausing(60.0))
+    assert not run.errors
+    steps = [step.option.label for step in run.steps]
+    claim = steps.index(READ_JOB)
+    before = [clock_at(label) for label in steps[:claim] if label[0] == "clock"]
+    assert before and max(before) >= 45
+    assert [(effect.name, effect.actor) for effect in run.effects] == [("complete", "replica-1")]
+
+    (short,) = run_engine(pausing(30.0))
+    assert not short.errors and not short.effects
+    # The handler never got past its sleep: it never read the job to claim it.
+    assert READ_JOB not in [step.option.label for step in short.steps]
+
+
 def test_a_job_thread_waits_only_while_its_socket_has_nothing_to_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """The loop's check counts a job thread blocked in a read as waiting until bytes arrive; a thread
     of no job, or a job blocked on something else, is never counted."""

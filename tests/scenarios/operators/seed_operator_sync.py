@@ -2,12 +2,15 @@
 kopf runs in an executor thread, calling the API with the synchronous ``kubernetes`` client.
 
 Same claim as ``seed_operator.py`` (the guard from ``SEED_GUARD``: ``annotations``,
-``resource-version`` or ``none``); only the handler's kind and its client differ.
+``resource-version`` or ``none``); only the handler's kind and its client differ. ``SEED_PAUSE``
+seconds, when set, the handler first waits with ``time.sleep`` (a blocking wait for something
+outside, as sync handlers do).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 import kopf
@@ -34,6 +37,7 @@ def complete(spec: kopf.Spec, name: str, namespace: str | None, **_: Any) -> Non
     again, a few times."""
     if not spec.get("done") or namespace is None:
         return
+    time.sleep(float(os.environ.get("SEED_PAUSE", "0")))
     config.load_kube_config()
     with client.ApiClient() as api:
         jobs = client.CustomObjectsApi(api)
