@@ -5,7 +5,7 @@ run: starting a Python interpreter (``python -c pass``), which a start without t
 would cost at least, and a bare ``fork`` of the launcher-sized process. Prints figures; asserts
 nothing.
 
-    python benchmarks/replica_operators.py [--schedules 40] [--replicas 2]
+    python benchmarks/replica_operators.py [--schedules 40] [--replicas 2] [--handler async|sync]
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ from scenarios._engine import Engine  # noqa: E402
 from scenarios._schedules import RandomChooser, Replay  # noqa: E402
 from scenarios.builtin._jobs import job, job_crd  # noqa: E402
 
-OPERATOR = str(ROOT / "tests" / "scenarios" / "operators" / "seed_operator.py")
+OPERATORS = {
+    "async": str(ROOT / "tests" / "scenarios" / "operators" / "seed_operator.py"),
+    "sync": str(ROOT / "tests" / "scenarios" / "operators" / "seed_operator_sync.py"),
+}
+OPERATOR = OPERATORS["async"]
 
 
 async def _mark_done(ctx: Any) -> None:
@@ -116,7 +120,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--schedules", type=int, default=40, help="random schedules for the throughput figure")
     parser.add_argument("--replicas", type=int, default=2, help="replicas of the operator")
+    parser.add_argument(
+        "--handler",
+        choices=sorted(OPERATORS),
+        default="async",
+        help="the seed operator with an async handler (kubernetes_asyncio) or a sync one (the kubernetes client, in "
+        "kopf's executor thread)",
+    )
     args = parser.parse_args()
+    global OPERATOR
+    OPERATOR = OPERATORS[args.handler]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, python {sys.version.split()[0]}")
     interpreter, fork = _floors()
     print(f"floors: python -c pass {interpreter * 1000:.1f} ms; bare fork+exit {fork * 1000:.2f} ms")
@@ -128,7 +141,7 @@ def main() -> None:
     )
     count, elapsed, engine_cpu, replica_cpu = asyncio.run(_schedules(args.replicas, args.schedules))
     print(
-        f"{args.replicas} replicas, seed operator, {count} random schedules in {elapsed:.1f} s = "
+        f"{args.replicas} replicas, seed operator ({args.handler} handler), {count} random schedules in {elapsed:.1f} s = "
         f"{count / elapsed:.2f} schedules/s; CPU per schedule: engine and server {engine_cpu / count * 1000:.0f} ms, "
         f"replicas {replica_cpu / count * 1000:.0f} ms"
     )

@@ -22,7 +22,8 @@ on the spot, so both starts are the same from its first request on.
 
 The control channel is one Unix stream socket to the engine carrying JSON lines: the engine sends
 ``{"settle": n}``, ``{"advance": t}`` and ``{"go": 1}``; the replica answers ``{"idle": n, "next": t | null,
-"cpu": seconds}`` (its CPU time so far, for the benchmarks) and reports declared effects as ``{"effect": name, "key": key}``.
+"cpu": seconds}`` (its CPU time so far, for the benchmarks; ``"imported": [...]`` when it imported
+modules of a client library's API package, see :class:`LazyImports`) and reports declared effects as ``{"effect": name, "key": key}``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import datetime
 import json
 import selectors
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -76,6 +78,28 @@ class ControlChannel:
         return [json.loads(line) for line in lines if line]
 
 
+class LazyImports:
+    """Modules of client libraries' API packages this replica imported since its fork: the launcher
+    imports them before its next forks (:mod:`scenarios._replica_process`), so that later replicas
+    do not import them again. Only API packages, whose modules define classes and read nothing of
+    the process at import; a module that read the environment at import would see the launcher's,
+    not the replica's."""
+
+    PACKAGES = ("kubernetes.client.api.",)
+
+    def __init__(self) -> None:
+        self._known = len(sys.modules)
+        self._reported = {name for name in sys.modules if name.startswith(self.PACKAGES)}
+
+    def new(self) -> list[str]:
+        if len(sys.modules) == self._known:
+            return []
+        self._known = len(sys.modules)
+        found = [name for name in list(sys.modules) if name.startswith(self.PACKAGES) and name not in self._reported]
+        self._reported.update(found)
+        return sorted(found)
+
+
 class _WaitingSelector(selectors.BaseSelector):
     """The loop's selector, which never lets real time pass: it blocks only when the loop waits on
     the outside world, and then first tells the engine so."""
@@ -86,6 +110,7 @@ class _WaitingSelector(selectors.BaseSelector):
         self._channel = channel
         self._settles: list[int] = []
         self._advanced = False
+        self._imports = LazyImports()
         inner.register(channel.socket, selectors.EVENT_READ, _CONTROL)
 
     def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
@@ -140,8 +165,12 @@ class _WaitingSelector(selectors.BaseSelector):
         if not self._settles:
             return
         deadline = self._loop.next_deadline()
+        message: dict[str, Any] = {"next": deadline, "cpu": time.process_time()}
+        imported = self._imports.new()
+        if imported:
+            message["imported"] = imported
         for number in self._settles:
-            self._channel.send({"idle": number, "next": deadline, "cpu": time.process_time()})
+            self._channel.send({"idle": number, **message})
         self._settles.clear()
 
 

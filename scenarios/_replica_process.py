@@ -120,6 +120,18 @@ def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
     os._exit(code)
 
 
+def _preload(names: list[str]) -> None:
+    """Import what earlier replicas imported lazily (scenarios._replica_clock.LazyImports), so
+    the next forks start with it, and keep the new objects out of the collector's sight too."""
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # a replica imported it; if the launcher cannot, the replicas still can
+            continue
+    gc.collect()
+    gc.freeze()
+
+
 def main(argv: list[str]) -> None:
     spec = json.loads(argv[0])
     from kopf._cogs.helpers import loaders
@@ -139,6 +151,8 @@ def main(argv: list[str]) -> None:
     print(json.dumps({"ready": os.getpid()}), flush=True)
     for line in sys.stdin:
         order = json.loads(line)
+        if order.get("preload"):
+            _preload(order["preload"])
         pid = os.fork()
         if pid == 0:
             _child(spec, order)

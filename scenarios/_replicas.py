@@ -59,6 +59,8 @@ class ReplicaLink:
     writer: asyncio.StreamWriter
     sink: EffectSink
     log: Path
+    imported: set[str] = field(default_factory=set)
+    """Shared with the pool: modules replicas imported that the launcher is to import."""
     waiting: Idle | None = None
     cpu: float = 0.0
     gone: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
@@ -76,6 +78,7 @@ class ReplicaLink:
                 if "effect" in message:
                     self.sink(str(message["effect"]), str(message.get("key", "")), self.name, self.incarnation)
                 elif "idle" in message:
+                    self.imported.update(str(name) for name in message.get("imported", ()))
                     waiter = self._settles.pop(int(message["idle"]), None)
                     deadline = message.get("next")
                     idle = Idle(float(deadline) if deadline is not None else None, float(message.get("cpu", 0.0)))
@@ -149,6 +152,10 @@ class ReplicaPool:
         self.live: dict[str, ReplicaLink] = {}
         self.cpu = 0.0
         """CPU seconds the replicas that are gone used (as they last reported it), for the benchmarks."""
+        self.imported: set[str] = set()
+        """Modules replicas imported lazily (scenarios._replica_clock.LazyImports)."""
+        self.preloaded: set[str] = set()
+        """Of those, the ones the launcher was told to import before its next forks."""
 
     async def open(self) -> None:
         control = self.workdir / "control.sock"
@@ -246,6 +253,10 @@ class ReplicaPool:
             "log": str(log),
             "elapsed": elapsed,
         }
+        preload = sorted(self.imported - self.preloaded)
+        if preload:
+            order["preload"] = preload
+            self.preloaded.update(preload)
         async with self._ordering:
             self._launcher.stdin.write(json.dumps(order).encode() + b"\n")
             pid = int((await self._launcher_line())["pid"])
@@ -253,7 +264,7 @@ class ReplicaPool:
             reader, writer = await asyncio.wait_for(hello, self.timeout)
         except TimeoutError:
             raise EngineStuck(f"replica {name} (pid {pid}) never connected back; its log ends:\n{_tail(log)}") from None
-        link = ReplicaLink(name, incarnation, pid, reader, writer, self.sink, log)
+        link = ReplicaLink(name, incarnation, pid, reader, writer, self.sink, log, self.imported)
         link.listen()
         return link
 

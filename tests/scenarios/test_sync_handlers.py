@@ -15,7 +15,10 @@ import pytest
 
 from scenarios import _replica_threads as replica_threads
 from scenarios import at_most_once, explore
-from scenarios._model import Scenario
+from scenarios._engine import Engine
+from scenarios._model import RunRecord, Scenario
+from scenarios._replicas import ReplicaPool
+from scenarios._schedules import Replay
 
 from .test_operators import run_engine, seed
 
@@ -113,6 +116,27 @@ def test_time_sleep_in_a_handler_thread_sleeps_on_the_virtual_clock() -> None:
     assert not short.errors and not short.effects
     # The handler never got past its sleep: it never read the job to claim it.
     assert READ_JOB not in [step.option.label for step in short.steps]
+
+
+def test_api_modules_a_replica_imported_are_the_launchers_for_later_replicas() -> None:
+    """The kubernetes client imports an API module at its first use, in every fresh replica; the
+    launcher imports the ones replicas reported, so later replicas start with them. Runs are the
+    same before and after."""
+
+    async def runs() -> tuple[list[RunRecord], set[str]]:
+        engine = Engine(sync_seed("resource-version"))
+        await engine.start()
+        try:
+            records = [await engine.run(Replay([])) for _ in range(3)]
+            assert isinstance(engine.pool, ReplicaPool)
+            return records, set(engine.pool.preloaded)
+        finally:
+            await engine.stop()
+
+    (first, _, third), preloaded = asyncio.run(runs())
+    assert "kubernetes.client.api.custom_objects_api" in preloaded
+    assert [step.option.label for step in first.steps] == [step.option.label for step in third.steps]
+    assert first.final == third.final
 
 
 def test_a_job_thread_waits_only_while_its_socket_has_nothing_to_read(monkeypatch: pytest.MonkeyPatch) -> None:
