@@ -57,6 +57,9 @@ _SCENARIO_KEYWORDS = (
     "nodes",
     "outcomes",
     "horizon",
+    "operator",
+    "default_checks",
+    "webhooks",
 )
 
 
