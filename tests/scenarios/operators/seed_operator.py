@@ -14,11 +14,8 @@ from typing import Any
 import kopf
 from kubernetes_asyncio import client, config
 from kubernetes_asyncio.client import ApiException
+from seed_claims import ATTEMPTS, COMPLETED, GROUP, PLURAL, VERSION, claim_patch  # type: ignore[import-not-found]
 from seed_notify import send_completion  # type: ignore[import-not-found]  # beside this file, as kopf runs it
-
-GROUP, VERSION, PLURAL = "example.com", "v1", "jobs"
-COMPLETED = "example.com/completed-by"
-ATTEMPTS = 5
 
 
 @kopf.on.startup()
@@ -42,10 +39,9 @@ async def complete(spec: kopf.Spec, name: str, namespace: str | None, **_: Any) 
             job = await jobs.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name)
             if COMPLETED in (job["metadata"].get("annotations") or {}):
                 return
-            claim = _claim(job, os.environ["POD_ID"])
             try:
                 await jobs.patch_namespaced_custom_object(
-                    GROUP, VERSION, namespace, PLURAL, name, [*_guard(job), claim]
+                    GROUP, VERSION, namespace, PLURAL, name, claim_patch(job, os.environ["POD_ID"])
                 )
             except ApiException as error:
                 if error.status not in (409, 422):
@@ -54,19 +50,3 @@ async def complete(spec: kopf.Spec, name: str, namespace: str | None, **_: Any) 
             send_completion(namespace, name)
             return
     raise kopf.TemporaryError(f"the claim was refused {ATTEMPTS} times", delay=60)
-
-
-def _claim(job: dict[str, Any], claimant: str) -> dict[str, Any]:
-    if job["metadata"].get("annotations"):
-        return {"op": "add", "path": "/metadata/annotations/" + COMPLETED.replace("/", "~1"), "value": claimant}
-    return {"op": "add", "path": "/metadata/annotations", "value": {COMPLETED: claimant}}
-
-
-def _guard(job: dict[str, Any]) -> list[dict[str, Any]]:
-    """The claim's precondition, as the operator's configuration says (``none``: the unguarded claim)."""
-    guard = os.environ.get("SEED_GUARD", "annotations")
-    if guard == "annotations":
-        return [{"op": "test", "path": "/metadata/annotations", "value": job["metadata"].get("annotations") or {}}]
-    if guard == "resource-version":
-        return [{"op": "test", "path": "/metadata/resourceVersion", "value": job["metadata"]["resourceVersion"]}]
-    return []

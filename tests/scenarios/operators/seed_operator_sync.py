@@ -16,11 +16,8 @@ from typing import Any
 import kopf
 from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
+from seed_claims import ATTEMPTS, COMPLETED, GROUP, PLURAL, VERSION, claim_patch  # type: ignore[import-not-found]
 from seed_notify import send_completion  # type: ignore[import-not-found]  # beside this file, as kopf runs it
-
-GROUP, VERSION, PLURAL = "example.com", "v1", "jobs"
-COMPLETED = "example.com/completed-by"
-ATTEMPTS = 5
 
 
 @kopf.on.startup()
@@ -45,7 +42,6 @@ def complete(spec: kopf.Spec, name: str, namespace: str | None, **_: Any) -> Non
             job = jobs.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name)
             if COMPLETED in (job["metadata"].get("annotations") or {}):
                 return
-            claim = _claim(job, os.environ["POD_ID"])
             try:
                 jobs.patch_namespaced_custom_object(
                     GROUP,
@@ -53,7 +49,7 @@ def complete(spec: kopf.Spec, name: str, namespace: str | None, **_: Any) -> Non
                     namespace,
                     PLURAL,
                     name,
-                    [*_guard(job), claim],
+                    claim_patch(job, os.environ["POD_ID"]),
                     _content_type="application/json-patch+json",  # else this client sends a merge patch: 400
                 )
             except ApiException as error:
@@ -63,18 +59,3 @@ def complete(spec: kopf.Spec, name: str, namespace: str | None, **_: Any) -> Non
             send_completion(namespace, name)
             return
     raise kopf.TemporaryError(f"the claim was refused {ATTEMPTS} times", delay=60)
-
-
-def _claim(job: dict[str, Any], claimant: str) -> dict[str, Any]:
-    if job["metadata"].get("annotations"):
-        return {"op": "add", "path": "/metadata/annotations/" + COMPLETED.replace("/", "~1"), "value": claimant}
-    return {"op": "add", "path": "/metadata/annotations", "value": {COMPLETED: claimant}}
-
-
-def _guard(job: dict[str, Any]) -> list[dict[str, Any]]:
-    guard = os.environ.get("SEED_GUARD", "annotations")
-    if guard == "annotations":
-        return [{"op": "test", "path": "/metadata/annotations", "value": job["metadata"].get("annotations") or {}}]
-    if guard == "resource-version":
-        return [{"op": "test", "path": "/metadata/resourceVersion", "value": job["metadata"]["resourceVersion"]}]
-    return []
