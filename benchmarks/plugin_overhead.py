@@ -10,7 +10,7 @@ the difference of the two wall times divided by the number of tests (goal: at mo
 
 The same pair also runs with twice as many tests; the difference of differences splits that figure
 into what each further test costs (reset, fixture, request) and what the session pays once (import
-and server start), which 300 tests merely dilute. Runs of the four files are interleaved so that
+and server start), which 300 tests merely dilute. Runs of all the files are interleaved so that
 load changes hit every arm alike, and each figure is the median over ``--repeats`` runs after
 ``--warmup`` unmeasured ones. Besides wall time, the CPU time the pytest process used (user and
 system, its server thread included) is reported: on a shared machine load stretches wall times, but
@@ -22,6 +22,13 @@ cost in the plain arm of a venv that happens to have it.
 ``--marker 'controllers="all"'`` puts ``@pytest.mark.fakeapi(...)`` with those arguments on every
 test that takes the fixture, so the figures are those of tests with simulated controllers (each
 such test starts from the pristine cluster as the controllers settle it).
+
+The same GET answered by pytest-httpserver's ``httpserver`` fixture is the yardstick (issue 30:
+a test of the fake costs at most 0.75 times one of it). Its two files (``--tests`` and twice as
+many tests) take ``httpserver``, expect the GET and answer it with the bytes of fakeapi's own answer
+(the ``default`` Namespace, fetched from a fakeapi server when the script starts), through the same
+urllib call; they run in the same rounds as the others, and never carry the ``fakeapi`` marker. The
+ratio is of the two "each further test" figures, with and without ``--marker``.
 
 Last, the script times ``import fakeapi.server`` on its own (a Python that imports pytest, against
 one that imports pytest and fakeapi.server) and says who pays it: if loading the plugin already
@@ -44,6 +51,8 @@ from pathlib import Path
 from _common import Stats, print_footer, print_header, print_table, seconds, verdict
 
 GOAL_MS_PER_TEST = 5.0
+GOAL_RATIO_TO_HTTPSERVER = 0.75
+NAMESPACE_PATH = "/api/v1/namespaces/default"
 UNRELATED_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:kmock")
 
 INI = """\
@@ -66,6 +75,20 @@ BARE_FIXTURE_TEST = """
 def test_{index}(fakeapi):
     pass
 """
+HTTPSERVER_HEADER = """\
+import urllib.request
+
+NAMESPACE = {body!r}
+"""
+HTTPSERVER_TEST = """
+
+def test_{index}(httpserver):
+    httpserver.expect_request("/api/v1/namespaces/default").respond_with_data(
+        NAMESPACE, content_type="application/json"
+    )
+    with urllib.request.urlopen(httpserver.url_for("/api/v1/namespaces/default")) as response:
+        response.read()
+"""
 PLAIN_TEST = """
 
 def test_{index}():
@@ -73,8 +96,20 @@ def test_{index}():
 """
 
 
-def write_tests(directory: Path, count: int, marker: str = "") -> dict[tuple[str, int], Path]:
-    """The generated files: (arm, number of tests) -> path; ``marker``: the fakeapi marker's arguments."""
+def namespace_answer() -> bytes:
+    """The body fakeapi answers the GET with, for pytest-httpserver to answer the same."""
+    import urllib.request
+
+    from fakeapi.server import FakeAPIServer
+
+    with FakeAPIServer() as server, urllib.request.urlopen(server.url + NAMESPACE_PATH) as response:
+        body: bytes = response.read()
+    return body
+
+
+def write_tests(directory: Path, count: int, marker: str, body: bytes) -> dict[tuple[str, int], Path]:
+    """The generated files: (arm, number of tests) -> path; ``marker``: the fakeapi marker's arguments;
+    ``body``: what pytest-httpserver answers."""
     mark = f"@pytest.mark.fakeapi({marker})" if marker else ""
     (directory / "pytest.ini").write_text(INI)
     files = {}
@@ -83,8 +118,13 @@ def write_tests(directory: Path, count: int, marker: str = "") -> dict[tuple[str
         fixture.write_text(FIXTURE_HEADER + "".join(FIXTURE_TEST.format(index=i, marker=mark) for i in range(size)))
         plain = directory / f"test_plain_{size}.py"
         plain.write_text("".join(PLAIN_TEST.format(index=i) for i in range(size)))
+        httpserver = directory / f"test_httpserver_{size}.py"
+        httpserver.write_text(
+            HTTPSERVER_HEADER.format(body=body) + "".join(HTTPSERVER_TEST.format(index=i) for i in range(size))
+        )
         files["fixture", size] = fixture
         files["plain", size] = plain
+        files["httpserver", size] = httpserver
     bare = directory / f"test_bare_fixture_{count}.py"
     bare.write_text("import pytest\n" + "".join(BARE_FIXTURE_TEST.format(index=i, marker=mark) for i in range(count)))
     files["bare fixture", count] = bare
@@ -129,13 +169,14 @@ def import_cost(environment: dict[str, str], repeats: int) -> tuple[float, float
     return wall, cpu, eager.stdout.strip() == "True"
 
 
-def split(value: Callable[[str, int], float], small: int) -> tuple[float, float, float]:
-    """Overhead per test at ``small`` tests, the cost of each further test, and the once-per-session cost."""
+def split(value: Callable[[str, int], float], small: int, arm: str = "fixture") -> tuple[float, float, float]:
+    """Overhead per test of ``arm`` at ``small`` tests, the cost of each further test, and the
+    once-per-session cost."""
     large = 2 * small
-    overhead = (value("fixture", small) - value("plain", small)) / small
-    marginal = (
-        (value("fixture", large) - value("fixture", small)) - (value("plain", large) - value("plain", small))
-    ) / (large - small)
+    overhead = (value(arm, small) - value("plain", small)) / small
+    marginal = ((value(arm, large) - value(arm, small)) - (value("plain", large) - value("plain", small))) / (
+        large - small
+    )
     return overhead, marginal, (overhead - marginal) * small
 
 
@@ -160,7 +201,9 @@ def main() -> None:
         help="""arguments of a fakeapi marker on every fixture test, e.g. 'controllers="all"' (default: none)""",
     )
     args = parser.parse_args()
-    print_header("pytest plugin overhead: the fakeapi fixture and one request, against empty tests", args)
+    print_header(
+        "pytest plugin overhead: the fakeapi fixture and one request, against empty tests and pytest-httpserver", args
+    )
     environment = dict(os.environ)
     if args.write_bytecode:
         environment.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -170,7 +213,7 @@ def main() -> None:
     walls: dict[tuple[str, int], list[float]] = {}
     cpus: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="fakeapi-plugin-overhead-") as folder:
-        files = write_tests(Path(folder), args.tests, args.marker)
+        files = write_tests(Path(folder), args.tests, args.marker, namespace_answer())
         for round_index in range(args.warmup + args.repeats):
             for (arm, size), path in files.items():
                 elapsed, used = run_pytest(path, size, environment)
@@ -182,7 +225,8 @@ def main() -> None:
     cpu = {key: Stats.of(samples) for key, samples in cpus.items()}
     small = args.tests
     rows = []
-    for arm, size in sorted(wall, key=lambda key: (key[0] != "plain", key[0] == "bare fixture", key[1])):
+    order = ("plain", "fixture", "bare fixture", "httpserver")
+    for arm, size in sorted(wall, key=lambda key: (order.index(key[0]), key[1])):
         timed, spent = wall[arm, size], cpu[arm, size]
         times = [timed.median, timed.minimum, timed.maximum, spent.median, spent.minimum]
         rows.append([arm, str(size), *map(seconds, times)])
@@ -216,6 +260,29 @@ def main() -> None:
         "overhead per test: (fixture - plain) / tests; each further test: the fixture's reset and the request;\n"
         "once per session: what the first use costs (the server's start, and the import of fakeapi when the\n"
         "plain arm does not pay it too). Minimums are what load could not stretch.\n"
+    )
+    sources: dict[str, Callable[[str, int], float]] = {
+        "CPU, medians": lambda arm, size: cpu[arm, size].median,
+        "CPU, minimums": lambda arm, size: cpu[arm, size].minimum,
+        "wall, medians": lambda arm, size: wall[arm, size].median,
+        "wall, minimums": lambda arm, size: wall[arm, size].minimum,
+    }
+    comparison = []
+    for source, value in sources.items():
+        ours = split(value, small)[1]
+        theirs = split(value, small, "httpserver")[1]
+        ratio = ours / theirs if theirs > 0 else float("nan")
+        met = verdict(ratio <= GOAL_RATIO_TO_HTTPSERVER) if source.startswith("CPU") and theirs > 0 else ""
+        goal = f"<= {GOAL_RATIO_TO_HTTPSERVER}" if source.startswith("CPU") else ""
+        comparison.append([source, ms(ours), ms(theirs), f"{ratio:.2f}", goal, met])
+    print_table(
+        ["from", "fakeapi, each further test", "pytest-httpserver", "ratio", "goal", "verdict"],
+        comparison,
+        right=(1, 2, 3),
+    )
+    print(
+        "each further test of pytest-httpserver: its fixture's clear, the expectation and the same GET, less an\n"
+        "empty test; the goal is judged on CPU, which load disturbs least (wall times are for reference).\n"
     )
     wall_import, cpu_import, eager = import_cost(environment, args.repeats)
     payer = (
