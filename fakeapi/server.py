@@ -481,8 +481,8 @@ class FakeAPIServer:
                 outcome.append(function())
             except BaseException as error:
                 outcome.append(_Raised(error))
-                if not isinstance(error, Exception):
-                    raise  # KeyboardInterrupt, SystemExit: they stop the loop, as in a task
+                if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                    raise  # they stop the loop, as they do from a task
             finally:
                 done.release()
 
