@@ -10,7 +10,7 @@ the difference of the two wall times divided by the number of tests (goal: at mo
 
 The same pair also runs with twice as many tests; the difference of differences splits that figure
 into what each further test costs (reset, fixture, request) and what the session pays once (import
-and server start), which 300 tests merely dilute. Runs of the four files are interleaved so that
+and server start), which 300 tests merely dilute. Runs of all the files are interleaved so that
 load changes hit every arm alike, and each figure is the median over ``--repeats`` runs after
 ``--warmup`` unmeasured ones. Besides wall time, the CPU time the pytest process used (user and
 system, its server thread included) is reported: on a shared machine load stretches wall times, but
@@ -22,6 +22,20 @@ cost in the plain arm of a venv that happens to have it.
 ``--marker 'controllers="all"'`` puts ``@pytest.mark.fakeapi(...)`` with those arguments on every
 test that takes the fixture, so the figures are those of tests with simulated controllers (each
 such test starts from the pristine cluster as the controllers settle it).
+
+The same GET answered by pytest-httpserver's ``httpserver`` fixture is the yardstick (issue 30:
+a test of the fake costs at most 0.75 times one of it). Its two files (``--tests`` and twice as
+many tests) take ``httpserver``, expect the GET and answer it with the bytes of fakeapi's own answer
+(the ``default`` Namespace, fetched from a fakeapi server when the script starts), through the same
+urllib call; they run in the same rounds as the others, and never carry the ``fakeapi`` marker. The
+ratio is of the two "each further test" figures, with and without ``--marker``.
+
+A difference of two whole runs carries the jitter of two session start-ups (a second of CPU that
+load stretches by a tenth or more), which 300 tests divide only by 300. So each run also measures
+inside itself, through a ``conftest.py`` in the generated folder: the CPU time of the process (all
+its threads) from the setup of the first test after the first tenth to the setup of the last one,
+per test. That figure has no start-up in it at all, nor collection; less the empty tests' own, it
+is the "CPU in the run" row of the comparison, judged against the goal too.
 
 Last, the script times ``import fakeapi.server`` on its own (a Python that imports pytest, against
 one that imports pytest and fakeapi.server) and says who pays it: if loading the plugin already
@@ -44,11 +58,34 @@ from pathlib import Path
 from _common import Stats, print_footer, print_header, print_table, seconds, verdict
 
 GOAL_MS_PER_TEST = 5.0
+GOAL_RATIO_TO_HTTPSERVER = 0.75
+NAMESPACE_PATH = "/api/v1/namespaces/default"
 UNRELATED_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:kmock")
 
 INI = """\
 [pytest]
 asyncio_default_fixture_loop_scope = function
+"""
+IN_RUN_RESULT = "PLUGIN_OVERHEAD_IN_RUN"
+CONFTEST = f"""\
+import os
+import time
+
+_seen = 0
+_started = 0.0
+
+
+def pytest_runtest_setup(item):
+    # Process CPU per test from the setup of the first test after the first tenth to that of the last.
+    global _seen, _started
+    _seen += 1
+    total = len(item.session.items)
+    first = total // 10 + 1
+    if _seen == first:
+        _started = time.process_time()
+    elif _seen == total:
+        with open(os.environ["{IN_RUN_RESULT}"], "w") as out:
+            out.write(repr((time.process_time() - _started) / (total - first)))
 """
 FIXTURE_HEADER = """\
 import urllib.request
@@ -66,6 +103,20 @@ BARE_FIXTURE_TEST = """
 def test_{index}(fakeapi):
     pass
 """
+HTTPSERVER_HEADER = """\
+import urllib.request
+
+NAMESPACE = {body!r}
+"""
+HTTPSERVER_TEST = """
+
+def test_{index}(httpserver):
+    httpserver.expect_request("/api/v1/namespaces/default").respond_with_data(
+        NAMESPACE, content_type="application/json"
+    )
+    with urllib.request.urlopen(httpserver.url_for("/api/v1/namespaces/default")) as response:
+        response.read()
+"""
 PLAIN_TEST = """
 
 def test_{index}():
@@ -73,35 +124,59 @@ def test_{index}():
 """
 
 
-def write_tests(directory: Path, count: int, marker: str = "") -> dict[tuple[str, int], Path]:
-    """The generated files: (arm, number of tests) -> path; ``marker``: the fakeapi marker's arguments."""
+def namespace_answer() -> bytes:
+    """The body fakeapi answers the GET with, for pytest-httpserver to answer the same."""
+    import urllib.request
+
+    from fakeapi.server import FakeAPIServer
+
+    with FakeAPIServer() as server, urllib.request.urlopen(server.url + NAMESPACE_PATH) as response:
+        body: bytes = response.read()
+    return body
+
+
+def write_tests(directory: Path, count: int, marker: str, body: bytes) -> dict[tuple[str, int], Path]:
+    """The generated files: (arm, number of tests) -> path; ``marker``: the fakeapi marker's arguments;
+    ``body``: what pytest-httpserver answers."""
     mark = f"@pytest.mark.fakeapi({marker})" if marker else ""
     (directory / "pytest.ini").write_text(INI)
+    (directory / "conftest.py").write_text(CONFTEST)
     files = {}
     for size in (count, 2 * count):
         fixture = directory / f"test_fixture_{size}.py"
         fixture.write_text(FIXTURE_HEADER + "".join(FIXTURE_TEST.format(index=i, marker=mark) for i in range(size)))
         plain = directory / f"test_plain_{size}.py"
         plain.write_text("".join(PLAIN_TEST.format(index=i) for i in range(size)))
+        httpserver = directory / f"test_httpserver_{size}.py"
+        httpserver.write_text(
+            HTTPSERVER_HEADER.format(body=body) + "".join(HTTPSERVER_TEST.format(index=i) for i in range(size))
+        )
         files["fixture", size] = fixture
         files["plain", size] = plain
+        files["httpserver", size] = httpserver
     bare = directory / f"test_bare_fixture_{count}.py"
     bare.write_text("import pytest\n" + "".join(BARE_FIXTURE_TEST.format(index=i, marker=mark) for i in range(count)))
     files["bare fixture", count] = bare
     return files
 
 
-def run_pytest(path: Path, expected: int, environment: dict[str, str]) -> tuple[float, float]:
-    """Wall time and CPU time (user and system) of one pytest run of ``path``, from process start to exit."""
+def run_pytest(path: Path, expected: int, environment: dict[str, str]) -> tuple[float, float, float]:
+    """Wall time and CPU time (user and system) of one pytest run of ``path``, from process start to
+    exit, and the CPU time per test the run measured inside itself (``CONFTEST``)."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *UNRELATED_PLUGINS, path.name]
+    result_file = path.parent / "in-run.txt"
+    result_file.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    result = subprocess.run(command, cwd=path.parent, env=environment, capture_output=True, text=True)
+    result = subprocess.run(
+        command, cwd=path.parent, env={**environment, IN_RUN_RESULT: str(result_file)}, capture_output=True, text=True
+    )
     elapsed = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0 or f"{expected} passed" not in result.stdout:
         raise RuntimeError(f"{path.name} did not pass:\n{result.stdout}\n{result.stderr}")
-    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, used, float(result_file.read_text())
 
 
 def run_python(code: str, environment: dict[str, str]) -> tuple[float, float]:
@@ -129,13 +204,14 @@ def import_cost(environment: dict[str, str], repeats: int) -> tuple[float, float
     return wall, cpu, eager.stdout.strip() == "True"
 
 
-def split(value: Callable[[str, int], float], small: int) -> tuple[float, float, float]:
-    """Overhead per test at ``small`` tests, the cost of each further test, and the once-per-session cost."""
+def split(value: Callable[[str, int], float], small: int, arm: str = "fixture") -> tuple[float, float, float]:
+    """Overhead per test of ``arm`` at ``small`` tests, the cost of each further test, and the
+    once-per-session cost."""
     large = 2 * small
-    overhead = (value("fixture", small) - value("plain", small)) / small
-    marginal = (
-        (value("fixture", large) - value("fixture", small)) - (value("plain", large) - value("plain", small))
-    ) / (large - small)
+    overhead = (value(arm, small) - value("plain", small)) / small
+    marginal = ((value(arm, large) - value(arm, small)) - (value("plain", large) - value("plain", small))) / (
+        large - small
+    )
     return overhead, marginal, (overhead - marginal) * small
 
 
@@ -160,7 +236,9 @@ def main() -> None:
         help="""arguments of a fakeapi marker on every fixture test, e.g. 'controllers="all"' (default: none)""",
     )
     args = parser.parse_args()
-    print_header("pytest plugin overhead: the fakeapi fixture and one request, against empty tests", args)
+    print_header(
+        "pytest plugin overhead: the fakeapi fixture and one request, against empty tests and pytest-httpserver", args
+    )
     environment = dict(os.environ)
     if args.write_bytecode:
         environment.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -169,20 +247,23 @@ def main() -> None:
 
     walls: dict[tuple[str, int], list[float]] = {}
     cpus: dict[tuple[str, int], list[float]] = {}
+    in_run: dict[str, list[float]] = {}  # by arm: both sizes measure the same per-test cost
     with tempfile.TemporaryDirectory(prefix="fakeapi-plugin-overhead-") as folder:
-        files = write_tests(Path(folder), args.tests, args.marker)
+        files = write_tests(Path(folder), args.tests, args.marker, namespace_answer())
         for round_index in range(args.warmup + args.repeats):
             for (arm, size), path in files.items():
-                elapsed, used = run_pytest(path, size, environment)
+                elapsed, used, per_test = run_pytest(path, size, environment)
                 if round_index >= args.warmup:
                     walls.setdefault((arm, size), []).append(elapsed)
                     cpus.setdefault((arm, size), []).append(used)
+                    in_run.setdefault(arm, []).append(per_test)
 
     wall = {key: Stats.of(samples) for key, samples in walls.items()}
     cpu = {key: Stats.of(samples) for key, samples in cpus.items()}
     small = args.tests
     rows = []
-    for arm, size in sorted(wall, key=lambda key: (key[0] != "plain", key[0] == "bare fixture", key[1])):
+    order = ("plain", "fixture", "bare fixture", "httpserver")
+    for arm, size in sorted(wall, key=lambda key: (order.index(key[0]), key[1])):
         timed, spent = wall[arm, size], cpu[arm, size]
         times = [timed.median, timed.minimum, timed.maximum, spent.median, spent.minimum]
         rows.append([arm, str(size), *map(seconds, times)])
@@ -216,6 +297,46 @@ def main() -> None:
         "overhead per test: (fixture - plain) / tests; each further test: the fixture's reset and the request;\n"
         "once per session: what the first use costs (the server's start, and the import of fakeapi when the\n"
         "plain arm does not pay it too). Minimums are what load could not stretch.\n"
+    )
+    sources: dict[str, Callable[[str, int], float]] = {
+        "CPU, medians": lambda arm, size: cpu[arm, size].median,
+        "CPU, minimums": lambda arm, size: cpu[arm, size].minimum,
+        "wall, medians": lambda arm, size: wall[arm, size].median,
+        "wall, minimums": lambda arm, size: wall[arm, size].minimum,
+    }
+    comparison = []
+    for source, value in sources.items():
+        ours = split(value, small)[1]
+        theirs = split(value, small, "httpserver")[1]
+        ratio = ours / theirs if theirs > 0 else float("nan")
+        met = verdict(ratio <= GOAL_RATIO_TO_HTTPSERVER) if source.startswith("CPU") and theirs > 0 else ""
+        goal = f"<= {GOAL_RATIO_TO_HTTPSERVER}" if source.startswith("CPU") else ""
+        comparison.append([source, ms(ours), ms(theirs), f"{ratio:.2f}", goal, met])
+    inside = {arm: Stats.of(samples) for arm, samples in in_run.items()}
+    ours = inside["fixture"].median - inside["plain"].median
+    theirs = inside["httpserver"].median - inside["plain"].median
+    ratio = ours / theirs if theirs > 0 else float("nan")
+    met = verdict(ratio <= GOAL_RATIO_TO_HTTPSERVER) if theirs > 0 else ""
+    comparison.append(
+        ["CPU in the run, medians", ms(ours), ms(theirs), f"{ratio:.2f}", f"<= {GOAL_RATIO_TO_HTTPSERVER}", met]
+    )
+    print_table(
+        ["tests", "CPU per test in the run, median", "min", "max", "less an empty test's"],
+        [
+            [arm, ms(stats.median), ms(stats.minimum), ms(stats.maximum), ms(stats.median - inside["plain"].median)]
+            for arm, stats in sorted(inside.items(), key=lambda item: order.index(item[0]))
+        ],
+        right=(1, 2, 3, 4),
+    )
+    print_table(
+        ["from", "fakeapi, each further test", "pytest-httpserver", "ratio", "goal", "verdict"],
+        comparison,
+        right=(1, 2, 3),
+    )
+    print(
+        "each further test of pytest-httpserver: its fixture's clear, the expectation and the same GET, less an\n"
+        "empty test; the goal is judged on CPU, which load disturbs least (wall times are for reference), from\n"
+        "the difference of the two sizes and, more precisely, from inside the runs (no start-up, no collection).\n"
     )
     wall_import, cpu_import, eager = import_cost(environment, args.repeats)
     payer = (

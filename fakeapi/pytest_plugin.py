@@ -374,9 +374,9 @@ def _check_criteria(criteria: dict[str, Any]) -> None:
 class FakeAPI:
     """The ``fakeapi`` fixture: the session's server, reset for this test, and its journal as queries."""
 
-    def __init__(self, server: FakeAPIServer, tmp_path_factory: pytest.TempPathFactory) -> None:
+    def __init__(self, server: FakeAPIServer, kubeconfig_folder: Callable[[], Path]) -> None:
         self.server = server
-        self._tmp_path_factory = tmp_path_factory
+        self._kubeconfig_folder = kubeconfig_folder
 
     def __repr__(self) -> str:
         return f"<FakeAPI {self.url}, {len(self.server.journal)} requests>"
@@ -415,7 +415,7 @@ class FakeAPI:
         if path is None:
             who = "-".join(filter(None, (token, user, *groups, service_account)))
             suffix = "-" + re.sub(r"[^A-Za-z0-9_.-]", "_", who) if who else ""
-            path = self._tmp_path_factory.getbasetemp() / "fakeapi" / f"{context}{suffix}.kubeconfig"
+            path = self._kubeconfig_folder() / f"{context}{suffix}.kubeconfig"
             if Path(path).exists():
                 return Path(path)
         return self.server.kubeconfig(
@@ -498,14 +498,19 @@ def fakeapi_server_options() -> dict[str, Any]:
     return {}
 
 
+# Every fixture a test's fixtures depend on, however deep, costs that test a lookup, and every one
+# that takes ``request`` (``pytestconfig`` and ``tmp_path_factory`` do) a little more: the session
+# fixtures below read the ini through ``request`` and take nothing else they can do without.
+
+
 @pytest.fixture(scope="session")
-def fakeapi_server(fakeapi_server_options: dict[str, Any], pytestconfig: pytest.Config) -> Iterator[FakeAPIServer]:
+def fakeapi_server(fakeapi_server_options: dict[str, Any], request: pytest.FixtureRequest) -> Iterator[FakeAPIServer]:
     """The session's server (one per xdist worker), not reset; tests use ``fakeapi``, which resets it."""
     from fakeapi.server import FakeAPIServer
 
     options = {
-        "namespace_controllers": pytestconfig.getini("fakeapi_namespace_controllers"),
-        "kube_version": pytestconfig.getini("fakeapi_kube_version"),
+        "namespace_controllers": request.config.getini("fakeapi_namespace_controllers"),
+        "kube_version": request.config.getini("fakeapi_kube_version"),
         **fakeapi_server_options,
     }
     server = FakeAPIServer(**options).start_in_thread()
@@ -516,12 +521,22 @@ def fakeapi_server(fakeapi_server_options: dict[str, Any], pytestconfig: pytest.
 
 
 class _ReleaseServers:
-    """The session's servers by Kubernetes release, each with the new cluster it resets to."""
+    """The session's servers by Kubernetes release, each with the new cluster it resets to, and the
+    folder of the session's kubeconfigs."""
 
     def __init__(self, first: FakeAPIServer, options: dict[str, Any]) -> None:
         self._options = options
         self._servers: dict[str, tuple[FakeAPIServer, StoreSnapshot]] = {first.kube_version: (first, _pristine(first))}
         self._started: list[FakeAPIServer] = []
+        self._kubeconfigs: Path | None = None
+
+    def kubeconfig_folder(self, request: pytest.FixtureRequest) -> Path:
+        """``fakeapi`` in the session's base temporary directory, looked up by the first test that
+        writes a kubeconfig (the others pay nothing for ``tmp_path_factory``)."""
+        if self._kubeconfigs is None:
+            factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
+            self._kubeconfigs = factory.getbasetemp() / "fakeapi"
+        return self._kubeconfigs
 
     def get(self, kube_version: str) -> tuple[FakeAPIServer, StoreSnapshot]:
         from fakeapi.server import FakeAPIServer, parse_kube_version
@@ -542,11 +557,10 @@ class _ReleaseServers:
             server.stop_thread()
 
 
-def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any]]:
+def _marker_sources(markers: Sequence[pytest.Mark], rootdir: Path) -> tuple[list[Any], list[Any]]:
     crds: list[Any] = []
     objects: list[Any] = []
-    rootdir = request.config.rootpath
-    for marker in reversed(list(request.node.iter_markers("fakeapi"))):
+    for marker in reversed(markers):
         unknown = sorted(set(marker.kwargs) - set(_MARKER_KEYS))
         if marker.args or unknown:
             given = [repr(arg) for arg in marker.args] + unknown
@@ -562,17 +576,17 @@ def _marker_sources(request: pytest.FixtureRequest) -> tuple[list[Any], list[Any
     return crds, objects
 
 
-def _marker_authorization(request: pytest.FixtureRequest) -> str | None:
+def _marker_authorization(markers: Sequence[pytest.Mark]) -> str | None:
     """The ``authorization`` the closest ``fakeapi`` marker asks for, if any."""
-    for marker in request.node.iter_markers("fakeapi"):
+    for marker in markers:
         if "authorization" in marker.kwargs:
             return str(marker.kwargs["authorization"])
     return None
 
 
-def _marker_controllers(request: pytest.FixtureRequest) -> dict[str, Any] | None:
+def _marker_controllers(markers: Sequence[pytest.Mark]) -> dict[str, Any] | None:
     """The simulated controllers the closest ``fakeapi`` marker naming them asks for, if any."""
-    for marker in request.node.iter_markers("fakeapi"):
+    for marker in markers:
         if any(key in marker.kwargs for key in _CONTROLLER_KEYS):
             return {
                 "controllers": marker.kwargs.get("controllers", "all"),
@@ -592,9 +606,9 @@ def _outcome_rules(outcomes: Any) -> Any:
     return outcomes
 
 
-def _marker_kube_version(request: pytest.FixtureRequest) -> str | None:
+def _marker_kube_version(markers: Sequence[pytest.Mark]) -> str | None:
     """The ``kube_version`` the closest ``fakeapi`` marker asks for, if any."""
-    for marker in request.node.iter_markers("fakeapi"):
+    for marker in markers:
         if "kube_version" in marker.kwargs:
             return str(marker.kwargs["kube_version"])
     return None
@@ -608,9 +622,10 @@ def _pristine(server: FakeAPIServer) -> StoreSnapshot:
 
 @pytest.fixture(scope="session")
 def _fakeapi_servers(
-    fakeapi_server: FakeAPIServer, fakeapi_server_options: dict[str, Any], pytestconfig: pytest.Config
+    fakeapi_server: FakeAPIServer, fakeapi_server_options: dict[str, Any]
 ) -> Iterator[_ReleaseServers]:
-    options = {"namespace_controllers": pytestconfig.getini("fakeapi_namespace_controllers"), **fakeapi_server_options}
+    # The session's server was made from the ini and the options: the others share its settings.
+    options = {"namespace_controllers": fakeapi_server.namespace_controllers, **fakeapi_server_options}
     servers = _ReleaseServers(fakeapi_server, options)
     try:
         yield servers
@@ -620,31 +635,30 @@ def _fakeapi_servers(
 
 @pytest.fixture
 def fakeapi(
-    request: pytest.FixtureRequest,
-    fakeapi_server: FakeAPIServer,
-    _fakeapi_servers: _ReleaseServers,
-    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest, fakeapi_server: FakeAPIServer, _fakeapi_servers: _ReleaseServers
 ) -> Iterator[FakeAPI]:
     """The running fake apiserver, empty for this test but for what the ``fakeapi`` marker preloads."""
-    server, pristine = _fakeapi_servers.get(_marker_kube_version(request) or fakeapi_server.kube_version)
+    # The markers closest first, walked once: every test pays for what the fixture does here.
+    markers = list(request.node.iter_markers("fakeapi"))
+    server, pristine = _fakeapi_servers.get(_marker_kube_version(markers) or fakeapi_server.kube_version)
     server.set_gate(None)
     server.set_webhook_caller(None)
     server.set_webhook_services(server.configured_webhook_services)
-    controllers = _marker_controllers(request)
+    controllers = _marker_controllers(markers)
     if controllers is not None or server.controllers:
         wanted = controllers or server.configured_controllers
         # The same controllers as the last test's: the restore alone rewinds their clock and puts
         # back the state they settled the pristine cluster to.
         if not server.runs_controllers(**wanted):
             server.set_controllers(**wanted)
-    server.restore(pristine)
-    server.set_authorization(_marker_authorization(request) or server.configured_authorization)
-    crds, objects = _marker_sources(request)
+    # The restore and the authorization mode in one hand-over to the server's thread.
+    server.restore(pristine, authorization=_marker_authorization(markers) or server.configured_authorization)
+    crds, objects = _marker_sources(markers, request.config.rootpath)
     if crds:
         server.load(*crds)
     if objects:
         server.load(*objects)
-    yield FakeAPI(server, tmp_path_factory)
+    yield FakeAPI(server, lambda: _fakeapi_servers.kubeconfig_folder(request))
     server.stop_following_wall_clock()
     errors = list(server.errors)
     if errors:

@@ -213,6 +213,15 @@ def _controller_options(
     return ControllerOptions(enabled, specs or ControllerOptions().nodes, tuple(outcomes), control_plane_pods)
 
 
+class _Raised:
+    """What a function handed over to the server's loop raised, for the caller to raise."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """uvloop where it is installed (its sockets cost a request less), else asyncio's own loop."""
     try:
@@ -455,15 +464,34 @@ class FakeAPIServer:
         self.stop_thread()
 
     def _call(self, function: Callable[[], T]) -> T:
-        """Run on the server's loop: directly from its own thread, handed over from any other."""
+        """Run on the server's loop: directly from its own thread, handed over from any other.
+
+        The hand-over is a callback and a lock, not a coroutine in a task: the pytest fixture makes
+        one before every test, and a task with its two chained futures costs that test twice as much.
+        """
         loop = self._loop
         if loop is None or not loop.is_running() or self._thread is None or threading.current_thread() is self._thread:
             return function()
+        done = threading.Lock()
+        done.acquire()
+        outcome: list[Any] = []
 
-        async def wrapper() -> T:
-            return function()
+        def run() -> None:
+            try:
+                outcome.append(function())
+            except BaseException as error:
+                outcome.append(_Raised(error))
+                if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                    raise  # they stop the loop, as they do from a task
+            finally:
+                done.release()
 
-        return asyncio.run_coroutine_threadsafe(wrapper(), loop).result()
+        loop.call_soon_threadsafe(run)
+        done.acquire()
+        result = outcome.pop()
+        if isinstance(result, _Raised):
+            raise result.error
+        return result  # type: ignore[no-any-return]
 
     # -- what tests use ---------------------------------------------------------------------------
 
@@ -486,6 +514,11 @@ class FakeAPIServer:
     def admission_plugins(self) -> frozenset[str]:
         """The admission plugins on (kube-apiserver's names)."""
         return self._state.store.admission_plugins
+
+    @property
+    def namespace_controllers(self) -> bool:
+        """Whether every namespace gets the ``default`` ServiceAccount and ``kube-root-ca.crt``."""
+        return self._state.store.namespace_controllers
 
     @property
     def kube_version(self) -> str:
@@ -551,14 +584,13 @@ class FakeAPIServer:
         ``RBAC`` turns token checks on, as the constructor does; going back to ``AlwaysAllow``
         restores the token checks the server was made with. Tokens issued before stay valid.
         """
-        mode = _authorization_mode(mode)
+        spelled = _authorization_mode(mode)
+        self._call(lambda: self._switch_authorization(spelled))
 
-        def switch() -> None:
-            self._state.authorization.mode = mode
-            self._state.authentication.token_auth = self._state.config.token_auth or mode == "RBAC"
-            self._state.authentication.authorizing = mode == "RBAC"
-
-        self._call(switch)
+    def _switch_authorization(self, mode: str) -> None:
+        self._state.authorization.mode = mode
+        self._state.authentication.token_auth = self._state.config.token_auth or mode == "RBAC"
+        self._state.authentication.authorizing = mode == "RBAC"
 
     def permissions(
         self,
@@ -626,8 +658,13 @@ class FakeAPIServer:
         """The current state (objects, CRDs, revision, seeded name generator), to :meth:`restore` later."""
         return self._call(self._state.store.snapshot)
 
-    def restore(self, snapshot: StoreSnapshot) -> None:
-        """Go back to a snapshot: objects and revision as they were, watches closed, journal emptied."""
+    def restore(self, snapshot: StoreSnapshot, *, authorization: str | None = None) -> None:
+        """Go back to a snapshot: objects and revision as they were, watches closed, journal emptied.
+
+        ``authorization``, if given, then switches the mode as :meth:`set_authorization` does, in the
+        same hand-over to the server's thread (the pytest fixture's one before every test).
+        """
+        mode = _authorization_mode(authorization) if authorization is not None else None
 
         def restore_now() -> None:
             settled = self._settled_restore
@@ -643,6 +680,8 @@ class FakeAPIServer:
             self._restart_controllers(settled=reused)
             if not reused and self._simulation is not None and self._fake_time is not None:
                 self._settled_restore = (snapshot, self._simulation, self._state.store.snapshot())
+            if mode is not None:
+                self._switch_authorization(mode)
 
         self._call(restore_now)
 
@@ -844,7 +883,10 @@ class FakeAPIServer:
 
     def stop_following_wall_clock(self) -> None:
         """The fake clock stands still again until :meth:`advance` moves it."""
-        self._call(self._stop_following)
+        # Only follow_wall_clock() starts a follower, and it returns once the follower runs: a caller
+        # that sees none has nothing to stop, and need not wait for the server's thread to say so.
+        if self._follower is not None:
+            self._call(self._stop_following)
 
     def _stop_following(self) -> None:
         if self._follower is not None:

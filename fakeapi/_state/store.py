@@ -74,6 +74,8 @@ class StoreSnapshot:
     history: list[Change]
     compacted_through: int
     random_state: Any
+    history_bytes: int = -1
+    """What the history's objects weigh (the watch hub's count), so a restore need not add it up again."""
 
 
 @dataclass(frozen=True)
@@ -717,6 +719,7 @@ class Store:
             history=list(self.hub.history),
             compacted_through=self.hub.compacted_through,
             random_state=self._random.getstate() if isinstance(self._random, _SeededRandom) else None,
+            history_bytes=self.hub.history_bytes,
         )
 
     def restore(self, snapshot: StoreSnapshot) -> None:
@@ -726,6 +729,7 @@ class Store:
             crds=snapshot.crds,
             history=snapshot.history,
             compacted_through=snapshot.compacted_through,
+            history_bytes=snapshot.history_bytes,
         )
         if snapshot.random_state is not None and isinstance(self._random, _SeededRandom):
             self._random.setstate(snapshot.random_state)
@@ -737,6 +741,7 @@ class Store:
         crds: dict[str, list[ResourceType]],
         history: Iterable[Change],
         compacted_through: int,
+        history_bytes: int = -1,
     ) -> None:
         """Replace what is stored and remembered; every watch ends, every cache and index is dropped."""
         self.hub.close_all()
@@ -747,7 +752,7 @@ class Store:
         self.changed_at = {}
         self.objects = objects
         self.registry.restore(crds)
-        self.hub.restore_history(history, compacted_through)
+        self.hub.restore_history(history, compacted_through, history_bytes)
 
 
 """An object's place: its resource's storage key, namespace and name."""

@@ -207,9 +207,10 @@ class WatchHub:
         self.history_bytes = 0
         self.compacted_through = through
 
-    def restore_history(self, changes: Iterable[Change], compacted_through: int) -> None:
+    def restore_history(self, changes: Iterable[Change], compacted_through: int, size: int = -1) -> None:
+        """Remember ``changes`` (which weigh ``size`` bytes, or what they add up to when not given)."""
         self.history = deque(changes)
-        self.history_bytes = sum(change.size for change in self.history)
+        self.history_bytes = size if size >= 0 else sum(change.size for change in self.history)
         self.compacted_through = compacted_through
 
     def oldest_available(self) -> int:
