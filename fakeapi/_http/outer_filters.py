@@ -14,6 +14,7 @@ handlers prepare themselves.
 
 from __future__ import annotations
 
+import operator
 import random
 import uuid
 from collections.abc import Callable
@@ -68,21 +69,30 @@ _GO_AFTER_HANDLER = (hdrs.CONNECTION, hdrs.TRANSFER_ENCODING, hdrs.DATE, hdrs.CO
 
 def canonical_header_name(name: str) -> str:
     """``textproto.CanonicalMIMEHeaderKey``: each dash-separated word capitalised, the rest lower case."""
-    return "-".join(word[:1].upper() + word[1:].lower() for word in name.split("-"))
+    canonical = _canonical_names.get(name)
+    if canonical is None:
+        canonical = "-".join(word[:1].upper() + word[1:].lower() for word in name.split("-"))
+        if len(_canonical_names) < _CANONICAL_NAMES_KEPT:
+            _canonical_names[name] = canonical
+    return canonical
+
+
+# Every answer's headers go through here, and the names repeat: the spelling is kept per name, up
+# to a bound, since a handler may set names taken from a request.
+_canonical_names: dict[str, str] = {}
+_CANONICAL_NAMES_KEPT = 4096
 
 
 def _in_go_order(headers: CIMultiDict[str]) -> None:
     """Go writes a handler's headers sorted by their canonical names (``Header.WriteSubset``), then the
     ones its server adds itself; aiohttp writes them in the order they were set."""
     trailing = [(name, headers.getall(name)) for name in _GO_AFTER_HANDLER if name in headers]
-    handler = sorted(
-        (
-            (canonical_header_name(name), value)
-            for name, value in headers.items()
-            if name.lower() not in _GO_AFTER_NAMES
-        ),
-        key=lambda item: item[0],
-    )
+    handler = []
+    for name, value in headers.items():
+        canonical = canonical_header_name(name)
+        if canonical not in _GO_AFTER_HANDLER:
+            handler.append((canonical, value))
+    handler.sort(key=_first)  # stable: a name's values keep their order, as Go writes them
     headers.clear()
     headers.extend(handler)
     for name, values in trailing:
@@ -90,7 +100,7 @@ def _in_go_order(headers: CIMultiDict[str]) -> None:
             headers.add(name, value)
 
 
-_GO_AFTER_NAMES = frozenset(name.lower() for name in _GO_AFTER_HANDLER)
+_first = operator.itemgetter(0)
 
 
 def request_factory(server: web.Server, new_audit_id: Callable[[], str]) -> Callable[..., web.BaseRequest]:
