@@ -21,10 +21,27 @@ from typing import Any
 
 import pytest
 
-__all__ = ["MARKER", "PROPERTY", "ShardMerger", "ShardPart", "shard_parameters"]
+__all__ = ["MARKER", "PROPERTY", "ShardMerger", "ShardPart", "shard_id", "shard_parameters", "whole_test_id"]
 
 MARKER = "scenarios_shards"
 PROPERTY = "scenarios-shard-summary"
+
+
+def shard_id(index: int, count: int) -> str:
+    return f"shard{index}of{count}"
+
+
+def whole_test_id(nodeid: str, index: int, count: int) -> str:
+    """The node id of the exploration a shard's item is part of: its own id without the shard's
+    parameter, which pytest joins to the test's other parameters with ``-``."""
+    base, bracket, rest = nodeid.partition("[")
+    ids, token = rest.removesuffix("]"), shard_id(index, count)
+    if not bracket or ids == token:
+        return base
+    for part in (f"-{token}", f"{token}-"):
+        if part in ids:
+            return f"{base}[{ids.replace(part, '', 1)}]"
+    return nodeid
 
 
 def shard_parameters(metafunc: pytest.Metafunc) -> None:
@@ -36,9 +53,7 @@ def shard_parameters(metafunc: pytest.Metafunc) -> None:
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         raise pytest.UsageError(f"{MARKER} takes the number of shards, a positive integer, not {count!r}")
     shards = [(index, count) for index in range(1, count + 1)]
-    metafunc.parametrize(
-        "scenarios_shard", shards, ids=[f"shard{index}of{count}" for index, _ in shards], indirect=True
-    )
+    metafunc.parametrize("scenarios_shard", shards, ids=[shard_id(index, count) for index, _ in shards], indirect=True)
 
 
 class ShardPart:
@@ -73,8 +88,8 @@ class ShardMerger:
             return
         for key, value in report.user_properties:
             if key == PROPERTY:
-                test = report.nodeid.rpartition("[")[0] or report.nodeid
-                self._summaries.setdefault(test, []).append(json.loads(str(value)))
+                part = json.loads(str(value))
+                self._summaries.setdefault(part["test"], []).append(part["summary"])
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -102,7 +102,7 @@ def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
     install_wall_clock(spec["epoch"], spec["origin"])
     label_requests()
     loop = VirtualClockLoop(channel, start=spec["origin"] + float(order["elapsed"]))
-    replica_threads.install(loop)
+    replica_threads.install(loop, spec["server"])
     asyncio.set_event_loop(loop)
     code = 0
     try:

@@ -95,6 +95,7 @@ class ReplicaSteps:
             origin=VIRTUAL_ORIGIN,
             sink=self._replica_effect,
             timeout=self.settle_timeout,
+            server=self.server.url,
         )
         await self.pool.open()
 

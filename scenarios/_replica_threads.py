@@ -9,7 +9,8 @@ replica is settled although a job is "running" (docs/scenarios-operators.md).
 Only a thread the loop's ``run_in_executor`` runs a job on is watched, and only while that job
 runs. Its blocking reads (``socket.recv``, ``recv_into``, and so the ``makefile`` readers that
 ``http.client`` uses) first wait for the socket to turn readable in a ``poll`` of their own, with
-the thread recorded as waiting on that socket; the record is dropped, under the same lock the
+the thread recorded as waiting on that socket (only a socket connected to the engine's server:
+the engine alone decides when its answer comes); the record is dropped, under the same lock the
 loop's check takes, *before* the read consumes anything. So the loop's check (:func:`job_threads_waiting`)
 sees a thread as waiting only while its socket has nothing to read: bytes that arrived and are
 not read yet make it not waiting, and never the other way round. A thread that starts waiting
@@ -34,6 +35,7 @@ import select
 import socket
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +48,8 @@ sets at the virtual deadline), or None: it waits for the engine's ``go``."""
 _job_threads: set[int] = set()
 _doors = threading.Event()
 _loop: asyncio.AbstractEventLoop | None = None
+_server: tuple[str, int] = ("", 0)
+"""The engine's server (address, port): only reads from it wait on the engine."""
 
 _recv = socket.socket.recv
 _recv_into = socket.socket.recv_into
@@ -53,10 +57,13 @@ _connect = socket.socket.connect
 _sleep = time.sleep
 
 
-def install(loop: asyncio.AbstractEventLoop) -> None:
-    """Watch the job threads of ``loop`` (once per replica process, before anything connects)."""
-    global _loop
+def install(loop: asyncio.AbstractEventLoop, server: str) -> None:
+    """Watch the job threads of ``loop`` and their reads from ``server`` (the engine's URL; once per
+    replica process, before anything connects)."""
+    global _loop, _server
     _loop = loop
+    parts = urllib.parse.urlsplit(server)
+    _server = (parts.hostname or "", parts.port or 0)
     socket.socket.recv = _watched_recv  # type: ignore[method-assign, assignment]
     socket.socket.recv_into = _watched_recv_into  # type: ignore[method-assign, assignment]
     socket.socket.connect = _watched_connect  # type: ignore[method-assign, assignment]
@@ -100,7 +107,7 @@ def job_threads_waiting() -> int:
                 count += not _doors.is_set()
             elif isinstance(waited, threading.Event):
                 count += not waited.is_set()
-            else:
+            elif waited.fileno() >= 0:  # closed by another thread: the read fails, it does not wait
                 poller.register(waited.fileno(), select.POLLIN | select.POLLPRI)
                 sockets += 1
         if sockets:
@@ -109,13 +116,19 @@ def job_threads_waiting() -> int:
 
 
 def _blocking_read(sock: socket.socket, flags: int) -> bool:
-    """Whether a read on ``sock`` from this thread would block on the server, and is to be watched."""
-    return (
-        threading.get_ident() in _job_threads
-        and not flags & socket.MSG_DONTWAIT
-        and sock.gettimeout() != 0.0
-        and sock.family in (socket.AF_INET, socket.AF_INET6)
-    )
+    """Whether a read on ``sock`` from this thread would block on the engine's server, and is to be watched."""
+    if (
+        threading.get_ident() not in _job_threads
+        or flags & socket.MSG_DONTWAIT
+        or sock.gettimeout() == 0.0
+        or sock.family not in (socket.AF_INET, socket.AF_INET6)
+    ):
+        return False
+    try:
+        peer = sock.getpeername()
+    except OSError:  # not connected: the read fails at once
+        return False
+    return (peer[0], peer[1]) == _server
 
 
 def _wait_readable(sock: socket.socket) -> None:

@@ -135,9 +135,18 @@ class ReplicaPool:
     """The launcher process and the control socket every replica of one exploration connects to."""
 
     def __init__(
-        self, operator: Operator, workdir: Path, *, epoch: float, origin: float, sink: EffectSink, timeout: float
+        self,
+        operator: Operator,
+        workdir: Path,
+        *,
+        epoch: float,
+        origin: float,
+        sink: EffectSink,
+        timeout: float,
+        server: str,
     ) -> None:
         self.operator = operator
+        self.server = server
         self.timeout = timeout
         self.workdir = workdir
         self.epoch = epoch
@@ -162,6 +171,7 @@ class ReplicaPool:
         self._server = await asyncio.start_unix_server(self._connected, path=str(control))
         spec = {
             "control": str(control),
+            "server": self.server,
             "epoch": self.epoch,
             "origin": self.origin,
             "paths": list(self.operator.paths),

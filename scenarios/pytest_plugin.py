@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from scenarios._pytest_shards import MARKER, PROPERTY, ShardMerger, ShardPart, shard_parameters
+from scenarios._pytest_shards import MARKER, PROPERTY, ShardMerger, ShardPart, shard_parameters, whole_test_id
 
 __all__ = ["Explorer", "explore", "scenarios_shard"]
 
@@ -125,7 +125,8 @@ class Explorer:
 
         index, count = self._shard
         part = explore(target, shard=Shard(index - 1, count), **settings)
-        self._request.node.user_properties.append((PROPERTY, json.dumps(summary_of(part))))
+        test = whole_test_id(self._request.node.nodeid, index, count)
+        self._request.node.user_properties.append((PROPERTY, json.dumps({"test": test, "summary": summary_of(part)})))
         return ShardPart(part)
 
     def hostile(self, **keywords: Any) -> Any:

@@ -172,3 +172,16 @@ def test_a_violation_in_one_shard_fails_its_item_and_the_merged_verdict(tmp_path
     assert result.returncode == 1
     assert "SAFETY VIOLATION in schedule s" in result.stdout
     assert re.search(r"VIOLATED in shard \d of 3", result.stdout), result.stdout
+
+
+def test_the_shards_of_one_parametrized_test_are_merged_per_parameter() -> None:
+    """A test with parameters of its own besides the shards: each parameter's shards are one
+    exploration, merged apart from the other parameter's."""
+    from scenarios._pytest_shards import whole_test_id
+
+    assert whole_test_id("t.py::test_claim[shard1of3]", 1, 3) == "t.py::test_claim"
+    assert whole_test_id("t.py::test_claim[fixed-shard2of3]", 2, 3) == "t.py::test_claim[fixed]"
+    assert whole_test_id("t.py::test_claim[shard3of3-racy]", 3, 3) == "t.py::test_claim[racy]"
+    assert whole_test_id("t.py::test_claim[a-b-shard1of2]", 1, 2) != whole_test_id(
+        "t.py::test_claim[a-c-shard1of2]", 1, 2
+    )

@@ -140,21 +140,34 @@ def test_api_modules_a_replica_imported_are_the_launchers_for_later_replicas() -
 
 
 def test_a_job_thread_waits_only_while_its_socket_has_nothing_to_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The loop's check counts a job thread blocked in a read as waiting until bytes arrive; a thread
-    of no job, or a job blocked on something else, is never counted."""
+    """The loop's check counts a job thread blocked in a read from the engine's server as waiting
+    until bytes arrive; a job blocked on something else, a read from another server included, is
+    never counted, and neither is a thread of no job."""
     for method in ("recv", "recv_into", "connect"):
         monkeypatch.setattr(socket.socket, method, getattr(socket.socket, method))
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
+    elsewhere = socket.create_server(("127.0.0.1", 0))
     release = threading.Event()
 
     async def scenario() -> list[int]:
         loop = asyncio.get_running_loop()
         woken = asyncio.Event()
         monkeypatch.setattr(replica_threads, "_nothing", woken.set)
-        replica_threads.install(loop)
+        replica_threads.install(loop, f"http://127.0.0.1:{port}")
         replica_threads.open_doors()
         seen = []
+
+        def watched(address: tuple[str, int]) -> bool:
+            with socket.create_connection(address) as client:
+                return bool(replica_threads._blocking_read(client, 0))
+
+        assert await loop.run_in_executor(None, replica_threads.as_job(lambda: watched(listener.getsockname())))
+        assert not await loop.run_in_executor(None, replica_threads.as_job(lambda: watched(elsewhere.getsockname())))
+        assert not await loop.run_in_executor(None, lambda: watched(listener.getsockname()))
+        for _ in range(2):  # the two connections above, before the one the reading job makes
+            listener.accept()[0].close()
+        elsewhere.accept()[0].close()
 
         def read_once() -> bytes:
             with socket.create_connection(("127.0.0.1", port)) as client:
@@ -179,3 +192,4 @@ def test_a_job_thread_waits_only_while_its_socket_has_nothing_to_read(monkeypatc
         assert asyncio.run(scenario()) == [1, 0, 0, 0]
     finally:
         listener.close()
+        elsewhere.close()
