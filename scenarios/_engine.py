@@ -65,6 +65,7 @@ from scenarios._model import (
     ActorError,
     Choice,
     Effect,
+    Footprint,
     ObjectKey,
     Option,
     RunRecord,
@@ -72,7 +73,7 @@ from scenarios._model import (
     Step,
 )
 from scenarios._replica_steps import ReplicaSteps
-from scenarios._schedules import Chooser, observe
+from scenarios._schedules import Chooser, known_options, observe
 from scenarios._webhooks import WebhookDesk, service_routes, waiting_call
 
 __all__ = ["FIXED_CLOCK", "Engine", "EngineStuck", "object_key"]
@@ -302,7 +303,7 @@ class Engine(ReplicaSteps):
             await self.start_replicas_of_run()
             previous: str | None = None
             while True:
-                options, pending = self._options()
+                options, pending = self._options(known_options(chooser))
                 if not options:
                     break
                 if len(record.steps) >= self.scenario.max_steps:
@@ -349,9 +350,14 @@ class Engine(ReplicaSteps):
             return False
         return any(self.conductor.waiting_valves(name) for name in self._parked_actors())
 
-    def _options(self) -> tuple[list[Option], list[Any]]:
+    def _options(self, known: Sequence[Option] | None = None) -> tuple[list[Option], list[Any]]:
         """Every held action, each alone and then with each fault that applies to it, then every watch
-        event a parked actor could see next, in a fixed order."""
+        event a parked actor could see next, in a fixed order.
+
+        ``known``: the options offered at this choice in an earlier run with the same choices before
+        it. The simulated controllers' writes and the clock's move are then taken from there: they
+        are a function of the store, the clock and the choices, and working them out again (a probe
+        of every controller) is most of what a choice costs."""
         options: list[Option] = []
         pending: list[Any] = []
         budget = self._faults_used < self.fault_budget
@@ -406,7 +412,7 @@ class Engine(ReplicaSteps):
                     )
                     pending.append(held)
         if self._controller_reads or self.links:
-            stepped = self._stepped_options()
+            stepped = self._stepped_options() if known is None else [o for o in known if o.verb in STEPPED]
             options += stepped
             pending += [None] * len(stepped)
         return options, pending
@@ -440,6 +446,11 @@ class Engine(ReplicaSteps):
                     write.target,
                     reaches=write.verb == "delete" or bool(write.name and self.server.is_terminating(*write.target)),
                     reads=self._controller_reads.get(write.controller),
+                    footprint=None
+                    if write.footprint is None
+                    else Footprint(
+                        write.footprint.objects, write.footprint.lists, write.footprint.narrowed, write.change
+                    ),
                 )
                 for write in writes
             ]

@@ -32,6 +32,7 @@ __all__ = [
     "Choice",
     "Effect",
     "Flag",
+    "Footprint",
     "ObjectKey",
     "Option",
     "RunRecord",
@@ -184,6 +185,19 @@ STEPPED = (CONTROLLER_WRITE, CLOCK)
 
 
 @dataclass(frozen=True)
+class Footprint:
+    """What a simulated controller worker's next write depends on: the objects its step read by name,
+    the resources (group, plural) it read whole, and those it read whole but of whose objects only a
+    projection counts (a function of an object). ``change`` is its own write: its object as stored,
+    and as the write leaves it."""
+
+    objects: frozenset[ObjectKey]
+    lists: frozenset[tuple[str, str]]
+    narrowed: frozenset[tuple[tuple[str, str], Callable[[dict[str, Any]], Any]]]
+    change: tuple[dict[str, Any], dict[str, Any]] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Option:
     """One thing the engine can do at a choice point: release an actor's held request, maybe with a fault.
 
@@ -198,7 +212,8 @@ class Option:
     with a fault, fails) that call, and the write goes on to its end or its next call; it has the
     write's method, verb and target, and its path ends with ``#webhook=<name>``. ``timed`` marks
     a step of a replica process: what it does until it waits again may set timers, so it never
-    commutes with a move of the clock (docs/scenarios-operators.md).
+    commutes with a move of the clock (docs/scenarios-operators.md). ``footprint`` is, for the
+    update of a controller worker (the kubelet's pod workers), what its step read before the write.
     """
 
     actor: str
@@ -211,6 +226,7 @@ class Option:
     reads: frozenset[tuple[str, str]] | None = None
     webhook: str = ""
     timed: bool = False
+    footprint: Footprint | None = field(default=None, compare=False)
 
     @property
     def label(self) -> tuple[str, str, str, str]:

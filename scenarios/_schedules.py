@@ -15,11 +15,11 @@ import random
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from scenarios._faults import FAULTS
 from scenarios._ids import ScheduleError, decode_schedule, encode_schedule
-from scenarios._model import CLOCK, STEPPED, TICK_END, WATCH_EVENT, ObjectKey, Option
+from scenarios._model import CLOCK, CONTROLLER_WRITE, STEPPED, TICK_END, WATCH_EVENT, Footprint, ObjectKey, Option
 
 __all__ = [
     "REDUCTIONS",
@@ -33,6 +33,7 @@ __all__ = [
     "decode_schedule",
     "encode_schedule",
     "independent",
+    "known_options",
     "observe",
     "touches_store",
 ]
@@ -96,14 +97,15 @@ _EVENTS = ("", "events")
 def _stepped_independent(a: Option, b: Option) -> bool:
     """A simulated controller's write, or a move of the clock, against another step.
 
-    Two of them never commute: each controller reads what the others write, and the clock decides
-    what falls due. A move of the clock commutes only with reads (every write stamps the time), and
+    Two of them commute only when both are workers' updates that leave alone what the other read
+    (:func:`_workers_commute`): otherwise each controller reads what the others write, and the clock
+    decides what falls due. A move of the clock commutes only with reads (every write stamps the time), and
     never with a step of a replica process (its timers are what the clock moves to). A
     controller's write (and the Events it creates with it) commutes with a read of another object,
     and with a client's write to a resource the controller does not read, to another object.
     """
     if a.verb in STEPPED and b.verb in STEPPED:
-        return False
+        return _workers_commute(a, b)
     stepped, other = (a, b) if a.verb in STEPPED else (b, a)
     if stepped.verb == CLOCK and other.timed:
         return False  # the replica may set the very timer the clock moves to, or read the time
@@ -120,6 +122,35 @@ def _stepped_independent(a: Option, b: Option) -> bool:
     if stepped.reads is None or other.target[:2] in stepped.reads:
         return False
     return not _same_object(other.target, stepped.target)
+
+
+def _workers_commute(a: Option, b: Option) -> bool:
+    """Two controller workers' updates of different objects (the kubelet's pod workers), each of
+    whose steps read, before its write, neither the other's object nor the Events the other records.
+
+    Either order then writes the same two objects the same way at the same instant: neither write
+    changes anything the other step read, so each is the write it would have been alone, and neither
+    step reads anything after its write (it records the Events it worked out before it). What differs
+    is only which of the two draws the next generated names and uids (the Events' names and uids),
+    as for two clients' creates of different resources (fakeapi's docs/controllers.md, "Two pod
+    workers")."""
+    if a.verb != CONTROLLER_WRITE or b.verb != CONTROLLER_WRITE or a.reaches or b.reaches:
+        return False
+    if a.footprint is None or b.footprint is None or _same_object(a.target, b.target):
+        return False
+    return _unread(a.target, a.footprint.change, b.footprint) and _unread(b.target, b.footprint.change, a.footprint)
+
+
+def _unread(target: ObjectKey, change: tuple[dict[str, Any], dict[str, Any]] | None, footprint: Footprint) -> bool:
+    """Whether a step that read ``footprint`` missed the write of ``target`` (``change``: the object
+    before and after it) and every Event, which a write records: it read neither the object nor its
+    resource whole, or only a projection of each object there that the write leaves as it was."""
+    if target in footprint.objects or target[:2] in footprint.lists or _EVENTS in footprint.lists:
+        return False
+    for resource, projection in footprint.narrowed:
+        if resource == target[:2] and (change is None or projection(change[0]) != projection(change[1])):
+            return False
+    return True
 
 
 def _same_object(a: ObjectKey, b: ObjectKey) -> bool:
@@ -140,6 +171,13 @@ def touches_store(option: Option) -> bool:
 class Chooser(Protocol):
     def choose(self, options: Sequence[Option], default: int) -> int | None:
         """The index of the option to take, or None to abandon this run (it repeats an explored one)."""
+
+
+def known_options(chooser: Chooser) -> Sequence[Option] | None:
+    """The options the next choice offered in an earlier run, when the chooser replays that run's
+    prefix (a run is a function of its choices, so they are offered again)."""
+    known = getattr(chooser, "known_options", None)
+    return None if known is None else known()
 
 
 def observe(chooser: Chooser, committed: bool) -> None:
@@ -303,6 +341,10 @@ class DepthFirst:
             return None
         frame.tried.append(index)
         return index
+
+    def known_options(self) -> list[Option] | None:
+        """While replaying the prefix of the last run: the options its next choice offered."""
+        return self.stack[self.depth].options if self.depth < len(self.stack) else None
 
     def observe(self, committed: bool) -> None:
         """Whether the step just chosen changed the store: a write that did not (a failed claim) only read it."""

@@ -51,6 +51,7 @@ from fakeapi._cluster.nodes import KUBELET, host_ip, pod_subnet
 from fakeapi._cluster.outcomes import outcome_for
 from fakeapi._cluster.pod_conditions import pod_conditions, pod_phase
 from fakeapi._cluster.pod_termination import terminate, terminating, termination_due
+from fakeapi._cluster.probe_cache import items_read_for
 from fakeapi._cluster.process_containers import process_exit, sync_processes
 from fakeapi._cluster.status_writes import write_status
 from fakeapi._state.clock import parse_timestamp
@@ -71,9 +72,9 @@ def run_pods(simulation: ControllerContext) -> None:
     when a caller steps the kubelet's pod workers one at a time)."""
     nodes = {spec.name: index for index, spec in enumerate(simulation.options.nodes)}
     now = simulation.store.clock.now()
-    for pod in simulation.store.items(PODS, None):
+    for pod in _pods_to_sync(simulation):
         index = nodes.get((pod.get("spec") or {}).get("nodeName") or "")
-        if index is None or (simulation.focus is not None and simulation.focus != _key(pod)):
+        if index is None:
             continue
         if metadata_of(pod).get("deletionTimestamp") is not None:
             if terminating(pod):
@@ -86,6 +87,15 @@ def run_pods(simulation: ControllerContext) -> None:
             _sync(simulation, pod, index)
     if simulation.focus is None:
         sync_processes(simulation, frozenset(nodes))
+
+
+def _pods_to_sync(simulation: ControllerContext) -> list[dict[str, Any]]:
+    """Every pod, or only the focused one: a pod worker looks up its own pod and reads no other (but
+    for a new pod's address), so that another pod's write leaves what it does unchanged."""
+    if simulation.focus is None:
+        return simulation.store.items(PODS, None)
+    pod = simulation.store.find(PODS, *simulation.focus)
+    return [] if pod is None else [pod]
 
 
 def pod_workers(simulation: ControllerContext) -> list[tuple[str, str]]:
@@ -184,14 +194,21 @@ def _write_terminal_status(simulation: ControllerContext, pod: dict[str, Any], s
     write_status(simulation, PODS, pod, {**status, "conditions": conditions}, manager=KUBELET)
 
 
+def _address_held(pod: dict[str, Any]) -> tuple[Any, Any, bool]:
+    """All that a new pod's address depends on of another pod: its node, its address, whether it runs."""
+    return ((pod.get("spec") or {}).get("nodeName"), (pod.get("status") or {}).get("podIP"), _runnable(pod))
+
+
 def _pod_ip(simulation: ControllerContext, pod: dict[str, Any], index: int) -> str:
     """The lowest address of the node's pod range no other live pod on it holds."""
     subnet = pod_subnet(index)
     node = (pod.get("spec") or {}).get("nodeName")
     taken = {
-        (other.get("status") or {}).get("podIP")
-        for other in simulation.store.items(PODS, None)
-        if (other.get("spec") or {}).get("nodeName") == node and _runnable(other)
+        address
+        for other_node, address, runnable in map(
+            _address_held, items_read_for(simulation.store, PODS, None, _address_held)
+        )
+        if other_node == node and runnable
     }
     host = 2
     while f"{subnet}.{host}" in taken:

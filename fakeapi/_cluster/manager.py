@@ -43,7 +43,7 @@ from fakeapi._cluster.resourcequotas import sync_resource_quotas
 from fakeapi._cluster.rollouts import sync_deployments
 from fakeapi._cluster.scheduling import schedule_pods
 from fakeapi._cluster.statefulsets import stateful_set_due, sync_stateful_sets
-from fakeapi._cluster.stepping import ControllerWrite, WriteGate, WriteStopped
+from fakeapi._cluster.stepping import ControllerWrite, ReadFootprint, WriteGate, WriteStopped
 from fakeapi._cluster.storage_protection import protect_claims, protect_volumes
 from fakeapi._cluster.volume_binder import sync_persistent_volumes
 from fakeapi.errors import APIError
@@ -257,6 +257,11 @@ class Simulation:
         finally:
             self._real_store.set_generator_state(names)
             self.recorder.rewind(events)
+        if answer is not None and worker is not None and answer.verb == "update" and reads.complete:
+            # A worker's step reads, writes its object and records the Events it worked out before the
+            # write: what it read until then is all its write and Events depend on.
+            footprint = ReadFootprint(frozenset(reads.objects), frozenset(reads.lists), frozenset(reads.narrowed))
+            answer = replace(answer, footprint=footprint)
         self.probes.keep(key, self._real_store, situation, reads, answer)
         return answer
 

@@ -14,17 +14,23 @@ not known to be neutral) is not kept: it is run again next time, as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fakeapi._cluster.stepping import ControllerWrite
+    from fakeapi._state.resources import ResourceType
     from fakeapi._state.store import Store
 
-__all__ = ["NEUTRAL_ATTRIBUTES", "READS", "ProbeCache", "ReadLog"]
+Projection = Callable[[dict[str, Any]], Hashable]
+
+__all__ = ["NEUTRAL_ATTRIBUTES", "READS", "ProbeCache", "Projection", "ReadLog", "items_read_for"]
 
 # Store methods that read one resource's objects; their first argument is its ResourceType.
 READS = frozenset({"find", "get", "items", "bucket", "items_at"})
+# Of those, the reads of one object by its namespace and name (the arguments after the type).
+BY_NAME = frozenset({"find", "get"})
 # Attributes a controller may use without depending on any object: the clock (its reading is part
 # of the key), the type registry, the revision (compared before and after a write only), the name
 # generator (its state is part of the key).
@@ -33,10 +39,43 @@ NEUTRAL_ATTRIBUTES = frozenset({"clock", "registry", "revision", "generator_stat
 
 @dataclass
 class ReadLog:
-    """What one probe read; ``complete`` turns False once it reached the store another way."""
+    """What one probe read; ``complete`` turns False once it reached the store another way.
+
+    ``resources`` are all the resources it read from, for the cache. For the scenario engine, which
+    asks whether two controllers' writes commute, the reads are also kept finer: ``objects`` it
+    looked up by name (``find``, ``get``, the target of an update), as ``(group, plural, namespace,
+    name)``, and ``lists``, the resources it read whole (``items``, ``bucket``, ``items_at``)."""
 
     resources: set[tuple[str, str]] = field(default_factory=set)
+    objects: set[tuple[str, str, str, str]] = field(default_factory=set)
+    lists: set[tuple[str, str]] = field(default_factory=set)
+    narrowed: set[tuple[tuple[str, str], Projection]] = field(default_factory=set)
+    """Resources read whole by a step whose decisions depend only on a projection of each object
+    (:func:`items_read_for`)."""
     complete: bool = True
+
+    def read(self, method: str, resource: tuple[str, str], args: tuple[Any, ...]) -> None:
+        """Note a call of the store's read ``method`` on ``resource`` with the positional arguments after
+        the type (a lookup whose namespace and name are not both among them counts as a whole read)."""
+        self.resources.add(resource)
+        if method in BY_NAME and len(args) >= 2:
+            self.objects.add((*resource, str(args[0]), str(args[1])))
+        else:
+            self.lists.add(resource)
+
+    def narrow(self, resource: tuple[str, str], projection: Projection) -> None:
+        self.resources.add(resource)
+        self.narrowed.add((resource, projection))
+
+
+def items_read_for(store: Any, rtype: ResourceType, namespace: str | None, projection: Projection) -> list[Any]:
+    """``store.items(rtype, namespace)`` for a controller whose decisions read only ``projection`` of
+    each object (a hashable value): a probe logs the read so, and a scenario engine then knows that a
+    write leaving the projection of its object as it was does not change what the step does."""
+    narrowed = getattr(store, "narrowed_items", None)
+    if narrowed is None:
+        return store.items(rtype, namespace)  # type: ignore[no-any-return]
+    return narrowed(rtype, namespace, projection)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)

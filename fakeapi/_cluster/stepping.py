@@ -20,10 +20,10 @@ stopped after any write picks up where it left off on the next call, without rep
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from fakeapi._cluster.probe_cache import NEUTRAL_ATTRIBUTES, READS, ReadLog
+from fakeapi._cluster.probe_cache import NEUTRAL_ATTRIBUTES, READS, Projection, ReadLog
 from fakeapi._state.objects import metadata_of
 from fakeapi.errors import APIError
 
@@ -32,7 +32,18 @@ if TYPE_CHECKING:
     from fakeapi._state.store import Store
     from fakeapi._state.storeview import Committed
 
-__all__ = ["ControllerWrite", "WriteGate", "WriteStopped"]
+__all__ = ["ControllerWrite", "ReadFootprint", "WriteGate", "WriteStopped"]
+
+
+@dataclass(frozen=True)
+class ReadFootprint:
+    """What a probed step read before the write it would make: objects by name (``(group, plural,
+    namespace, name)``) and resources read whole (``(group, plural)``)."""
+
+    objects: frozenset[tuple[str, str, str, str]]
+    lists: frozenset[tuple[str, str]]
+    narrowed: frozenset[tuple[tuple[str, str], Projection]] = frozenset()
+    """Resources read whole, of whose objects only a projection counted (``items_read_for``)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,11 @@ class ControllerWrite:
     refused: str = ""
     worker: str = ""
     """The object (``namespace/name``) whose worker writes, for a controller with one worker per object."""
+    footprint: ReadFootprint | None = field(default=None, compare=False)
+    """For a probed write, what the step read before it, if it reached the store only by reads the
+    probe could log (:class:`~fakeapi._cluster.probe_cache.ReadLog`)."""
+    change: tuple[dict[str, Any], dict[str, Any]] | None = field(default=None, compare=False)
+    """For a probed update the store would apply: its object as stored, and as the update would leave it."""
 
     @property
     def target(self) -> tuple[str, str, str, str]:
@@ -99,10 +115,16 @@ class WriteGate:
             return value
 
         def read(rtype: ResourceType, *args: Any, **kwargs: Any) -> Any:
-            reads.resources.add(rtype.storage_key)
+            reads.read(name, rtype.storage_key, () if kwargs else args)
             return value(rtype, *args, **kwargs)
 
         return read
+
+    def narrowed_items(self, rtype: ResourceType, namespace: str | None, projection: Projection) -> list[Any]:
+        """``items``, for a step that reads only ``projection`` of each object (``items_read_for``)."""
+        if self._reads is not None:
+            self._reads.narrow(rtype.storage_key, projection)
+        return self._store.items(rtype, namespace)
 
     def create(self, rtype: ResourceType, namespace: str, obj: dict[str, Any], **options: Any) -> Committed:
         # A generated name is not known before the create: the target is then the whole collection.
@@ -119,7 +141,7 @@ class WriteGate:
     ) -> Committed:
         write = self._write("update", rtype, namespace, name, options.get("subresource", ""))
         if self._reads is not None:
-            self._reads.resources.add(rtype.storage_key)
+            self._reads.read("find", rtype.storage_key, (namespace, name))
         if self._probe or not self._may_write(write):
             stored = self._store.find(rtype, namespace, name)
             try:
@@ -128,6 +150,8 @@ class WriteGate:
                 raise WriteStopped(write if self._probe else None) from None  # a refused write is a request too
             if trial.object is stored:
                 return trial  # a no-op: the controller carries on, as the real store would let it
+            if self._probe and stored is not None:
+                write = replace(write, change=(stored, trial.object))
             raise WriteStopped(write if self._probe else None)
         self.attempted = write
         committed = self._store.update(rtype, namespace, name, compute, **options)

@@ -129,6 +129,7 @@ def _essence(obj: dict[str, Any] | None) -> Any:
         "annotations": (obj.get("metadata") or {}).get("annotations"),
         "phase": status.get("phase"),
         "states": [s.get("state") for s in status.get("containerStatuses") or []],
+        "address": status.get("podIP"),
     }
 
 
@@ -170,6 +171,32 @@ def test_reductions_reach_every_outcome_of_a_watching_replica_with_controllers()
     dpor_runs, reduced = outcomes(target, "dpor")
     assert full == reduced
     assert len(full) >= 3
+    assert dpor_runs < full_runs
+
+
+def test_reductions_reach_every_outcome_of_two_pod_workers() -> None:
+    """The kubelet's pod workers race with each other only where one reads the other's pod: the first
+    to get an address takes the lowest free one. The reductions order the rest of their writes as
+    they please, and still end in every outcome of the full search, addresses included."""
+    target = scenario(
+        objects=[
+            CRD,
+            job("job-1"),
+            pod("job-1-pod", "succeed", nodeName="node-1"),
+            pod("other-pod", "succeed", nodeName="node-1"),
+        ],
+        actors={"annotator": pod_annotator},
+        checks=(),
+        controllers="nodes,kubelet",
+    )
+    full_runs, full = outcomes(target, "off")
+    dpor_runs, reduced = outcomes(target, "dpor")
+    assert full == reduced
+    addresses = {
+        tuple(value["address"] for key, value in sorted(json.loads(outcome)[1].items()) if "pods" in key)
+        for outcome in full
+    }
+    assert len(addresses) >= 2  # which pod is given the node's first address depends on the order
     assert dpor_runs < full_runs
 
 
