@@ -356,6 +356,9 @@ def _describe_scope(exploration: Exploration) -> str:
             if settings.reduction != "off"
             else "every interleaving"
         )
+        if scenario.interchangeable and settings.reduction != "off":
+            mirrored = "; ".join(" and ".join(group) for group in scenario.interchangeable)
+            space += f" and up to swapping interchangeable actors ({mirrored})"
         searched = f"exhaustive over {space}: {exploration.runs} judged, {exploration.pruned} cut short as equivalent"
         if exploration.minimizing_runs:
             searched += f", {exploration.minimizing_runs} more judged for fewer faults"

@@ -224,7 +224,9 @@ class _Search:
         violation (or through every schedule with ``keep_going``); False when the run budget ran out."""
         result, settings = self.result, self.settings
         before = self.best
-        dfs = DepthFirst(reduction=settings.reduction, shard=settings.shard)
+        dfs = DepthFirst(
+            reduction=settings.reduction, shard=settings.shard, interchangeable=self.engine.scenario.interchangeable
+        )
         while not dfs.finished:
             if self._out_of_budget():
                 return False

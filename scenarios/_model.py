@@ -114,6 +114,10 @@ class Scenario:
     ``webhooks`` answers the admission webhooks of the configurations among ``objects``, by webhook
     name, in process (no HTTP server). In a run every call a write makes to one of them is a step of
     the writing actor, which the ``webhook-down`` fault can fail (docs/scenarios-faults.md).
+
+    ``interchangeable``: groups of actors (or replicas) that nothing in the scenario tells apart
+    but their names; an exhaustive search explores a schedule or its mirror, not both
+    (docs/scenarios-reductions.md, "Interchangeable actors").
     """
 
     name: str
@@ -138,6 +142,7 @@ class Scenario:
     webhooks: Mapping[str, WebhookHandler] = field(default_factory=dict)
     operator: Operator | None = None
     default_checks: bool = True
+    interchangeable: tuple[tuple[str, ...], ...] = ()
 
     @property
     def title(self) -> str:

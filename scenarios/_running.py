@@ -85,6 +85,7 @@ def scenario(
     outcomes: Sequence[OutcomeRule] = (),
     horizon: float = 60.0,
     webhooks: Mapping[str, WebhookHandler] | None = None,
+    interchangeable: Sequence[Sequence[str]] = (),
 ) -> Scenario:
     """A scenario.
 
@@ -116,6 +117,13 @@ def scenario(
     violations replayed before they count, never "holds" (same document, "Any operator process").
     ``default_checks=False`` judges runs by ``checks`` alone, without the lost-update and
     resourceVersion checks every scenario gets otherwise.
+
+    ``interchangeable`` (``[("replica-a", "replica-b")]``) names groups of actors, or of the
+    operator's replicas (``replica-1``...), that run the same code and that nothing in the scenario
+    tells apart but their names: not the objects, the other actors, the checks, nor their
+    permissions, and their code uses its name only as a name (compares it for equality, writes it).
+    Until two of them have moved, a schedule in which the second moves first is the mirror of one
+    in which the first does, so an exhaustive search explores only the latter (docs/scenarios-reductions.md).
     """
     accounts = dict(service_accounts or {})
     if not actors and operator is None:
@@ -132,6 +140,7 @@ def scenario(
         service_accounts=accounts,
     )
     known = {actor.name for actor in (*racers, *foreign)}
+    groups = _interchangeable(interchangeable, known | set(operator.replica_names if operator else ()))
     for what, names in (("ticks", ticks if isinstance(ticks, Mapping) else {}), ("service_accounts", accounts)):
         unknown = sorted(set(names) - known)
         if unknown:
@@ -159,7 +168,24 @@ def scenario(
         webhooks=dict(webhooks or {}),
         operator=operator,
         default_checks=default_checks,
+        interchangeable=groups,
     )
+
+
+def _interchangeable(groups: Sequence[Sequence[str]], known: set[str]) -> tuple[tuple[str, ...], ...]:
+    if isinstance(groups, str) or any(isinstance(group, str) for group in groups):
+        raise ValueError('interchangeable takes groups of actor names: [("replica-a", "replica-b")]')
+    seen: set[str] = set()
+    for group in groups:
+        if len(group) < 2 or len(set(group)) != len(group):
+            raise ValueError(f"an interchangeable group names two actors or more, each once: {list(group)}")
+        unknown = sorted(set(group) - known)
+        if unknown:
+            raise ValueError(f"interchangeable names actors that do not exist: {', '.join(unknown)}")
+        if seen & set(group):
+            raise ValueError(f"an actor is in two interchangeable groups: {', '.join(sorted(seen & set(group)))}")
+        seen |= set(group)
+    return tuple(tuple(group) for group in groups)
 
 
 def _controller_names(controllers: str | Sequence[str]) -> tuple[str, ...]:

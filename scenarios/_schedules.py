@@ -271,6 +271,31 @@ class _Frame:
     backtrack: set[str]
     tried: list[int] = field(default_factory=list)
     committed: bool = True
+    mirrors: dict[str, str] = field(default_factory=dict)
+    """Actors not branched to here, each with the interchangeable actor whose options it mirrors."""
+
+    def branches_to(self, actor: str) -> bool:
+        """Whether the search branches to ``actor`` here: it is in the backtrack set, or mirrors one that is."""
+        return actor in self.backtrack or any(self.mirrors.get(other) == actor for other in self.backtrack)
+
+
+def _mirrors(options: Sequence[Option], groups: Sequence[Sequence[str]], moved: set[str]) -> dict[str, str]:
+    """The actors whose options at this choice mirror those of another actor of their interchangeable
+    group that has not moved either (the first such of the group, in the group's order)."""
+
+    def offered(actor: str) -> list[tuple[Any, ...]]:
+        return [(o.fault, o.method, o.path, o.verb, o.target) for o in options if o.actor == actor]
+
+    mirrors: dict[str, str] = {}
+    for group in groups:
+        fresh = [actor for actor in group if actor not in moved and offered(actor)]
+        if len(fresh) < 2:
+            continue
+        first, shape = fresh[0], offered(fresh[0])
+        for actor in fresh[1:]:
+            if offered(actor) == shape:
+                mirrors[actor] = first
+    return mirrors
 
 
 class DepthFirst:
@@ -290,11 +315,14 @@ class DepthFirst:
     may carry is the engine's budget, which offers no faulted option beyond it.
     """
 
-    def __init__(self, *, reduction: str = "dpor", shard: Shard | None = None) -> None:
+    def __init__(
+        self, *, reduction: str = "dpor", shard: Shard | None = None, interchangeable: Sequence[Sequence[str]] = ()
+    ) -> None:
         if reduction not in REDUCTIONS:
             raise ValueError(f"reduction must be one of {', '.join(REDUCTIONS)}")
         self.reduction = reduction
         self.shard = shard or Shard()
+        self.interchangeable = [list(group) for group in interchangeable]
         self.stack: list[_Frame] = []
         self.finished = False
         self.depth = 0
@@ -327,12 +355,14 @@ class DepthFirst:
         sleep = self._child_sleep()
         order = [default, *(i for i in range(len(options)) if i != default)]
         actors = {option.actor for option in options}
+        mirrors = self._symmetric(options) if self.reduction != "off" else {}
         if self.reduction != "dpor" or depth < self.shard.depth:
             backtrack = actors
         else:
             awake = [options[i].actor for i in order if options[i].label not in sleep]
+            awake = [actor for actor in awake if actor not in mirrors]
             backtrack = {awake[0]} if awake else set()
-        frame = _Frame(list(options), sleep, order, backtrack)
+        frame = _Frame(list(options), sleep, order, backtrack, mirrors=mirrors)
         self.stack.append(frame)
         index = self._next(frame, depth)
         if index is None:
@@ -363,13 +393,23 @@ class DepthFirst:
             self.stack.pop()
         self.finished = True
 
+    def _symmetric(self, options: Sequence[Option]) -> dict[str, str]:
+        """Interchangeable actors that have not moved yet in this run offer mirrored options: the
+        subtree of one is the mirror of the other's, and only the first is explored."""
+        if not self.interchangeable:
+            return {}
+        moved = {frame.options[frame.tried[-1]].actor for frame in self.stack}
+        return _mirrors(options, self.interchangeable, moved)
+
     def _prefix(self, depth: int) -> list[int]:
         return [frame.tried[-1] for frame in self.stack[:depth]]
 
     def _next(self, frame: _Frame, depth: int) -> int | None:
         for index in frame.order:
             option = frame.options[index]
-            if index in frame.tried or option.label in frame.sleep or option.actor not in frame.backtrack:
+            if index in frame.tried or option.label in frame.sleep or option.actor in frame.mirrors:
+                continue
+            if not frame.branches_to(option.actor):
                 continue
             if depth == self.shard.depth - 1 and not self.shard.owns([*self._prefix(depth), index]):
                 frame.tried.append(index)

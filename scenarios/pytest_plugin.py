@@ -60,6 +60,7 @@ _SCENARIO_KEYWORDS = (
     "operator",
     "default_checks",
     "webhooks",
+    "interchangeable",
 )
 
 

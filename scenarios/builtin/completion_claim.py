@@ -24,6 +24,7 @@ from scenarios._model import Scenario
 from scenarios.builtin._jobs import (
     COMMAND,
     GROUP,
+    INTERCHANGEABLE_REPLICAS,
     KOPF_LAST_HANDLED,
     PLURAL,
     VERSION,
@@ -98,6 +99,7 @@ def build(variant: str) -> Scenario:
     tick = completion_tick(PRECONDITIONS[variant])
     return Scenario(
         name=NAME,
+        interchangeable=INTERCHANGEABLE_REPLICAS,
         variant=variant,
         description=__doc__ or "",
         objects=(job_crd(), job("job-1", spec, handled_spec=_handled(spec))),

@@ -21,7 +21,17 @@ from kubernetes_asyncio.client import ApiException
 from scenarios._actors import Actor, SetupContext, TickContext
 from scenarios._checks import exactly_once, predicate
 from scenarios._model import RunRecord, Scenario
-from scenarios.builtin._jobs import GROUP, PLURAL, VERSION, job, job_crd, job_path, read_job, resource_version_test
+from scenarios.builtin._jobs import (
+    GROUP,
+    INTERCHANGEABLE_REPLICAS,
+    PLURAL,
+    VERSION,
+    job,
+    job_crd,
+    job_path,
+    read_job,
+    resource_version_test,
+)
 
 __all__ = ["NAME", "SUMMARY", "VARIANTS", "build"]
 
@@ -111,6 +121,7 @@ def build(variant: str) -> Scenario:
     tick = finalizer_tick(guarded=variant == "resource-version")
     return Scenario(
         name=NAME,
+        interchangeable=INTERCHANGEABLE_REPLICAS,
         variant=variant,
         description=__doc__ or "",
         objects=(

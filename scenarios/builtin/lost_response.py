@@ -25,6 +25,7 @@ from scenarios._model import Scenario
 from scenarios.builtin._jobs import (
     COMMAND,
     GROUP,
+    INTERCHANGEABLE_REPLICAS,
     PLURAL,
     VERSION,
     add_annotation,
@@ -77,6 +78,7 @@ def build(variant: str) -> Scenario:
     spec = {"command": COMMAND, "image": "busybox:1.36"}
     return Scenario(
         name=NAME,
+        interchangeable=INTERCHANGEABLE_REPLICAS,
         variant=variant,
         description=__doc__ or "",
         objects=(job_crd(), job("job-1", spec)),

@@ -20,6 +20,7 @@ from scenarios._checks import exactly_once
 from scenarios._model import Scenario
 from scenarios.builtin._jobs import (
     GROUP,
+    INTERCHANGEABLE_REPLICAS,
     PLURAL,
     VERSION,
     add_annotation,
@@ -72,6 +73,7 @@ def build(variant: str) -> Scenario:
     tick = start_tick(PRECONDITIONS[variant])
     return Scenario(
         name=NAME,
+        interchangeable=INTERCHANGEABLE_REPLICAS,
         variant=variant,
         description=__doc__ or "",
         objects=(job_crd(), job("job-3", {"command": "echo café au lait", "owner": "José"})),

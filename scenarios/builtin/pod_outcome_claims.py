@@ -35,7 +35,16 @@ from kubernetes_asyncio.client import ApiException, CoreV1Api
 from scenarios._actors import Actor, TickContext
 from scenarios._checks import exactly_once
 from scenarios._model import Scenario
-from scenarios.builtin._jobs import GROUP, PLURAL, VERSION, job, job_crd, resource_version_test, uid_test
+from scenarios.builtin._jobs import (
+    GROUP,
+    INTERCHANGEABLE_REPLICAS,
+    PLURAL,
+    VERSION,
+    job,
+    job_crd,
+    resource_version_test,
+    uid_test,
+)
 
 __all__ = ["NAME", "SUMMARY", "VARIANTS", "build"]
 
@@ -147,6 +156,7 @@ def build(variant: str) -> Scenario:
     tick = operator(variant)
     return Scenario(
         name=NAME,
+        interchangeable=INTERCHANGEABLE_REPLICAS,
         variant=variant,
         description=__doc__ or "",
         objects=(

@@ -26,6 +26,7 @@ from scenarios._model import Scenario
 from scenarios.builtin._jobs import (
     COMMAND,
     GROUP,
+    INTERCHANGEABLE_REPLICAS,
     KOPF_LAST_HANDLED,
     PLURAL,
     VERSION,
@@ -117,6 +118,7 @@ def build(variant: str) -> Scenario:
     tick = blocker_tick(PRECONDITIONS[variant])
     return Scenario(
         name=NAME,
+        interchangeable=INTERCHANGEABLE_REPLICAS,
         variant=variant,
         description=__doc__ or "",
         objects=(job_crd(), {**job("job-2", spec, handled_spec=spec), "status": {"startupIssue": STARTUP_ISSUE}}),
