@@ -331,3 +331,14 @@ def test_the_summary_is_json_a_person_can_read(tmp_path: Path) -> None:
     cli("run", "completion-claim", "--variant", "unconditional", "--exhaustive", "-q", "--summary", path)
     summary = json.loads(path.read_text())
     assert summary["verdict"].startswith("violated") and summary["counterexample"].startswith("s")
+
+
+def test_shards_that_took_other_actors_as_interchangeable_never_merge(tmp_path: Path) -> None:
+    """Which actors mirror each other decides which subtrees a shard leaves out: a summary carries
+    the groups, and shards of different groups are not parts of one search."""
+    paths = _shards(tmp_path, "completion-claim", "--variant", "resource-version", "--exhaustive")
+    summary = json.loads(paths[1].read_text())
+    assert summary["interchangeable"] == [["replica-a", "replica-b"]]
+    paths[1].write_text(json.dumps({**summary, "interchangeable": []}))
+    mixed = cli("merge", *paths)
+    assert mixed.code == 2 and "not of one exploration" in mixed.err, mixed.out + mixed.err
