@@ -140,7 +140,7 @@ def scenario(
         service_accounts=accounts,
     )
     known = {actor.name for actor in (*racers, *foreign)}
-    groups = _interchangeable(interchangeable, known | set(operator.replica_names if operator else ()))
+    groups = interchangeable_groups(interchangeable, known | set(operator.replica_names if operator else ()))
     for what, names in (("ticks", ticks if isinstance(ticks, Mapping) else {}), ("service_accounts", accounts)):
         unknown = sorted(set(names) - known)
         if unknown:
@@ -172,7 +172,9 @@ def scenario(
     )
 
 
-def _interchangeable(groups: Sequence[Sequence[str]], known: set[str]) -> tuple[tuple[str, ...], ...]:
+def interchangeable_groups(groups: Sequence[Sequence[str]], known: set[str]) -> tuple[tuple[str, ...], ...]:
+    """``groups`` checked against the actors (and replicas) ``known``: two names or more each, every
+    name known and in one group at most."""
     if isinstance(groups, str) or any(isinstance(group, str) for group in groups):
         raise ValueError('interchangeable takes groups of actor names: [("replica-a", "replica-b")]')
     seen: set[str] = set()

@@ -33,6 +33,7 @@ from scenarios._ids import parse_replay_id
 from scenarios._merging import merge_summaries, read_summary, summary_of
 from scenarios._model import Scenario
 from scenarios._operators import Operator
+from scenarios._running import interchangeable_groups
 from scenarios._schedules import REDUCTIONS, NondeterminismError, ScheduleError, Shard
 from scenarios.builtin import BUILTINS, builtin_scenario
 
@@ -180,6 +181,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="run against the cluster of this kubeconfig instead (no gates: uncontrolled timing, same checks)",
     )
+    run.add_argument(
+        "--interchangeable",
+        action="append",
+        metavar="A,B",
+        help="actors (or the operator's replicas, replica-1,replica-2) that run the same code and that nothing in "
+        "the scenario tells apart but their names; an exhaustive search explores a schedule or its mirror, not both "
+        "(repeat for several groups; replaces the scenario's own groups; 'none' for none; "
+        "docs/scenarios-reductions.md)",
+    )
     run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line, nothing on stderr")
     run.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
     merge = commands.add_parser(
@@ -295,7 +305,18 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         scenario = replace(
             scenario, operator=_operator(scenario.operator, args.operator, args.replicas, foreign=args.foreign)
         )
+    if args.interchangeable:
+        scenario = replace(scenario, interchangeable=_interchangeable(args.interchangeable, scenario))
     return scenario
+
+
+def _interchangeable(texts: list[str], scenario: Scenario) -> tuple[tuple[str, ...], ...]:
+    """The groups of ``--interchangeable A,B`` (each given once), or none for ``none``."""
+    if texts == ["none"]:
+        return ()
+    groups = [tuple(name.strip() for name in text.split(",") if name.strip()) for text in texts]
+    replicas = scenario.operator.replica_names if scenario.operator is not None else ()
+    return interchangeable_groups(groups, {actor.name for actor in scenario.actors} | set(replicas))
 
 
 def _operator(operator: Operator | None, command: str | None, replicas: int | None, *, foreign: bool) -> Operator:

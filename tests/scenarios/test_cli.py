@@ -101,7 +101,7 @@ def test_help_documents_every_flag() -> None:
     for flag in (
         "--variant", "--exhaustive", "--schedules", "--seed", "--replay", "--report", "--reduction", "--max-runs",
         "--keep-going", "--no-shrink", "--faults", "--max-faults", "--shard", "--hostile", "--mutate", "--plain",
-        "--kubeconfig", "--quiet", "--no-progress",
+        "--kubeconfig", "--quiet", "--no-progress", "--interchangeable",
     ):  # fmt: skip
         assert flag in result.out
     assert "exit status" in result.out
@@ -241,3 +241,17 @@ def test_quiet_prints_the_verdict_line_and_nothing_on_stderr() -> None:
     assert result.code == 1
     assert result.err == ""
     assert len(result.out.splitlines()) == 1 and "VIOLATED (" in result.out
+
+
+def test_interchangeable_actors_are_named_on_the_command_line() -> None:
+    """The built-in scenarios take their two replicas as interchangeable; ``none`` searches both
+    orders, and a name that is no actor is refused before anything runs."""
+    args = ("run", "completion-claim", "--variant", "resource-version", "--exhaustive", "-q")
+    mirrored, both = cli(*args), cli(*args, "--interchangeable", "none")
+    assert mirrored.code == both.code == 0
+    assert "HOLDS in every one of 90 schedules" in mirrored.out
+    assert "HOLDS in every one of 114 schedules" in both.out
+    named = cli(*args, "--interchangeable", "replica-a,replica-b")
+    assert named.code == 0 and "90 schedules" in named.out
+    unknown = cli(*args, "--interchangeable", "replica-a,nobody")
+    assert unknown.code == 2 and "do not exist: nobody" in unknown.err
