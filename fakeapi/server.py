@@ -32,6 +32,7 @@ from fakeapi._cluster import (
     NodeSpec,
     Outcome,
     OutcomeRule,
+    ReadFootprint,
     Simulation,
     parse_controllers,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "Outcome",
     "OutcomeRule",
     "Permissions",
+    "ReadFootprint",
     "ResourceType",
     "StoreSnapshot",
     "Subresource",

@@ -65,7 +65,6 @@ from scenarios._model import (
     ActorError,
     Choice,
     Effect,
-    Footprint,
     ObjectKey,
     Option,
     RunRecord,
@@ -446,11 +445,7 @@ class Engine(ReplicaSteps):
                     write.target,
                     reaches=write.verb == "delete" or bool(write.name and self.server.is_terminating(*write.target)),
                     reads=self._controller_reads.get(write.controller),
-                    footprint=None
-                    if write.footprint is None
-                    else Footprint(
-                        write.footprint.objects, write.footprint.lists, write.footprint.narrowed, write.change
-                    ),
+                    footprint=write.footprint,
                 )
                 for write in writes
             ]

@@ -19,7 +19,7 @@ from scenarios._ids import SCHEDULE_ENCODING, encode_schedule, run_digest, scena
 from scenarios._operators import Operator
 
 if TYPE_CHECKING:
-    from fakeapi import JournalEntry, OutcomeRule
+    from fakeapi import JournalEntry, OutcomeRule, ReadFootprint
 
 __all__ = [
     "CLOCK",
@@ -32,7 +32,6 @@ __all__ = [
     "Choice",
     "Effect",
     "Flag",
-    "Footprint",
     "ObjectKey",
     "Option",
     "RunRecord",
@@ -190,19 +189,6 @@ STEPPED = (CONTROLLER_WRITE, CLOCK)
 
 
 @dataclass(frozen=True)
-class Footprint:
-    """What a simulated controller worker's next write depends on: the objects its step read by name,
-    the resources (group, plural) it read whole, and those it read whole but of whose objects only a
-    projection counts (a function of an object). ``change`` is its own write: its object as stored,
-    and as the write leaves it."""
-
-    objects: frozenset[ObjectKey]
-    lists: frozenset[tuple[str, str]]
-    narrowed: frozenset[tuple[tuple[str, str], Callable[[dict[str, Any]], Any]]]
-    change: tuple[dict[str, Any], dict[str, Any]] | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
 class Option:
     """One thing the engine can do at a choice point: release an actor's held request, maybe with a fault.
 
@@ -218,7 +204,8 @@ class Option:
     write's method, verb and target, and its path ends with ``#webhook=<name>``. ``timed`` marks
     a step of a replica process: what it does until it waits again may set timers, so it never
     commutes with a move of the clock (docs/scenarios-operators.md). ``footprint`` is, for the
-    update of a controller worker (the kubelet's pod workers), what its step read before the write.
+    update of a controller worker (the kubelet's pod workers), what its step read before the write
+    and the update itself (fakeapi's ``ReadFootprint``).
     """
 
     actor: str
@@ -231,7 +218,7 @@ class Option:
     reads: frozenset[tuple[str, str]] | None = None
     webhook: str = ""
     timed: bool = False
-    footprint: Footprint | None = field(default=None, compare=False)
+    footprint: ReadFootprint | None = field(default=None, compare=False)
 
     @property
     def label(self) -> tuple[str, str, str, str]:

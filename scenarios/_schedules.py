@@ -15,11 +15,14 @@ import random
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from scenarios._faults import FAULTS
 from scenarios._ids import ScheduleError, decode_schedule, encode_schedule
-from scenarios._model import CLOCK, CONTROLLER_WRITE, STEPPED, TICK_END, WATCH_EVENT, Footprint, ObjectKey, Option
+from scenarios._model import CLOCK, CONTROLLER_WRITE, STEPPED, TICK_END, WATCH_EVENT, ObjectKey, Option
+
+if TYPE_CHECKING:
+    from fakeapi import ReadFootprint
 
 __all__ = [
     "REDUCTIONS",
@@ -138,16 +141,17 @@ def _workers_commute(a: Option, b: Option) -> bool:
         return False
     if a.footprint is None or b.footprint is None or _same_object(a.target, b.target):
         return False
-    return _unread(a.target, a.footprint.change, b.footprint) and _unread(b.target, b.footprint.change, a.footprint)
+    return _unread(a.target, a.footprint, b.footprint) and _unread(b.target, b.footprint, a.footprint)
 
 
-def _unread(target: ObjectKey, change: tuple[dict[str, Any], dict[str, Any]] | None, footprint: Footprint) -> bool:
-    """Whether a step that read ``footprint`` missed the write of ``target`` (``change``: the object
-    before and after it) and every Event, which a write records: it read neither the object nor its
-    resource whole, or only a projection of each object there that the write leaves as it was."""
-    if target in footprint.objects or target[:2] in footprint.lists or _EVENTS in footprint.lists:
+def _unread(target: ObjectKey, write: ReadFootprint, reader: ReadFootprint) -> bool:
+    """Whether a step that read ``reader`` missed the update of ``target`` (``write.change``: the
+    object before and after it) and every Event, which a write records: it read neither the object
+    nor its resource whole, or only a projection of each object there that the update leaves as it was."""
+    if target in reader.objects or target[:2] in reader.lists or _EVENTS in reader.lists:
         return False
-    for resource, projection in footprint.narrowed:
+    change = write.change
+    for resource, projection in reader.narrowed:
         if resource == target[:2] and (change is None or projection(change[0]) != projection(change[1])):
             return False
     return True

@@ -3,7 +3,7 @@
 from fakeapi._cluster.manager import FakeTime, Simulation
 from fakeapi._cluster.options import CONTROLLER_NAMES, ControllerOptions, NodeSpec, parse_controllers
 from fakeapi._cluster.outcomes import Outcome, OutcomeRule, parse_outcome
-from fakeapi._cluster.stepping import ControllerWrite
+from fakeapi._cluster.stepping import ControllerWrite, ReadFootprint
 
 __all__ = [
     "CONTROLLER_NAMES",
@@ -13,6 +13,7 @@ __all__ = [
     "NodeSpec",
     "Outcome",
     "OutcomeRule",
+    "ReadFootprint",
     "Simulation",
     "parse_controllers",
     "parse_outcome",

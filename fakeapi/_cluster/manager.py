@@ -260,7 +260,9 @@ class Simulation:
         if answer is not None and worker is not None and answer.verb == "update" and reads.complete:
             # A worker's step reads, writes its object and records the Events it worked out before the
             # write: what it read until then is all its write and Events depend on.
-            footprint = ReadFootprint(frozenset(reads.objects), frozenset(reads.lists), frozenset(reads.narrowed))
+            footprint = ReadFootprint(
+                frozenset(reads.objects), frozenset(reads.lists), frozenset(reads.narrowed), reads.update
+            )
             answer = replace(answer, footprint=footprint)
         self.probes.keep(key, self._real_store, situation, reads, answer)
         return answer

@@ -52,6 +52,8 @@ class ReadLog:
     narrowed: set[tuple[tuple[str, str], Projection]] = field(default_factory=set)
     """Resources read whole by a step whose decisions depend only on a projection of each object
     (:func:`items_read_for`)."""
+    update: tuple[dict[str, Any], dict[str, Any]] | None = None
+    """The update the probe stopped at, if the store would apply it: its object before and after."""
     complete: bool = True
 
     def read(self, method: str, resource: tuple[str, str], args: tuple[Any, ...]) -> None:

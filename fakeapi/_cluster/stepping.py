@@ -20,7 +20,7 @@ stopped after any write picks up where it left off on the next call, without rep
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fakeapi._cluster.probe_cache import NEUTRAL_ATTRIBUTES, READS, Projection, ReadLog
@@ -44,6 +44,8 @@ class ReadFootprint:
     lists: frozenset[tuple[str, str]]
     narrowed: frozenset[tuple[tuple[str, str], Projection]] = frozenset()
     """Resources read whole, of whose objects only a projection counted (``items_read_for``)."""
+    change: tuple[dict[str, Any], dict[str, Any]] | None = field(default=None, compare=False)
+    """The update the step would make: its object as stored, and as the update would leave it."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,6 @@ class ControllerWrite:
     footprint: ReadFootprint | None = field(default=None, compare=False)
     """For a probed write, what the step read before it, if it reached the store only by reads the
     probe could log (:class:`~fakeapi._cluster.probe_cache.ReadLog`)."""
-    change: tuple[dict[str, Any], dict[str, Any]] | None = field(default=None, compare=False)
-    """For a probed update the store would apply: its object as stored, and as the update would leave it."""
 
     @property
     def target(self) -> tuple[str, str, str, str]:
@@ -150,8 +150,8 @@ class WriteGate:
                 raise WriteStopped(write if self._probe else None) from None  # a refused write is a request too
             if trial.object is stored:
                 return trial  # a no-op: the controller carries on, as the real store would let it
-            if self._probe and stored is not None:
-                write = replace(write, change=(stored, trial.object))
+            if self._reads is not None and stored is not None:
+                self._reads.update = (stored, trial.object)
             raise WriteStopped(write if self._probe else None)
         self.attempted = write
         committed = self._store.update(rtype, namespace, name, compute, **options)
