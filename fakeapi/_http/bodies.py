@@ -40,6 +40,15 @@ _INT_FIELDS = ("generation", "deletionGracePeriodSeconds")
 _MAP_FIELDS = ("labels", "annotations")
 _KNOWN_META = set(_STRING_FIELDS) | set(_TIME_FIELDS) | set(_INT_FIELDS) | set(_MAP_FIELDS)
 _KNOWN_META |= {"finalizers", "ownerReferences", "managedFields"}
+# The exact type each known field has when it decodes without a word (the common case, checked in one pass).
+_PLAIN_META_TYPES: dict[str, type] = {
+    **dict.fromkeys(_STRING_FIELDS + _TIME_FIELDS, str),
+    **dict.fromkeys(_INT_FIELDS, int),
+    **dict.fromkeys(_MAP_FIELDS, dict),
+    "finalizers": list,
+    "ownerReferences": list,
+    "managedFields": list,
+}
 
 
 @dataclass
@@ -296,6 +305,44 @@ def check_object_meta(value: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
         if metadata.keys() <= _KNOWN_META
         else [f'unknown field "metadata.{key}"' for key in sorted(metadata) if key not in _KNOWN_META]
     )
+    if not _plainly_typed(metadata):
+        _check_meta_types(metadata, fail)
+    for key in _TIME_FIELDS:
+        item = metadata.get(key)
+        if isinstance(item, str) and not _RFC3339.match(item):
+            raise fail(f'parsing time "{item}" as "2006-01-02T15:04:05Z07:00": cannot parse "{item}" as "2006"')
+    cleaned: dict[str, Any] = {}
+    for key, item in metadata.items():
+        if key not in _KNOWN_META or item is None:
+            continue
+        if key in _MAP_FIELDS and None in item.values():
+            # A null map value decodes into Go's zero string. A map without one stays the very same
+            # object, so that update validation can tell it was validated when it was stored.
+            item = {k: ("" if v is None else v) for k, v in item.items()}
+        if not item and (key in _INT_FIELDS or isinstance(item, (str, list, dict))):
+            continue  # every ObjectMeta field is omitempty: "", [], {} and 0 are dropped
+        cleaned[key] = item
+    return {**value, "metadata": cleaned}, unknown
+
+
+def _plainly_typed(metadata: dict[str, Any]) -> bool:
+    """Whether every known field holds exactly its Go type (map values and finalizers strings, no nulls
+    inside them): then :func:`_check_meta_types` has nothing to say."""
+    for key, item in metadata.items():
+        expected = _PLAIN_META_TYPES.get(key)
+        if expected is None or item is None:
+            continue
+        if type(item) is not expected:
+            return False
+        if expected is dict and not all(type(entry) is str for entry in item.values()):
+            return False
+        if key == "finalizers" and not all(type(entry) is str for entry in item):
+            return False
+    return True
+
+
+def _check_meta_types(metadata: dict[str, Any], fail: Any) -> None:
+    """The first field, in the order of Go's checks here, that does not decode into ObjectMeta's type."""
     for key in _STRING_FIELDS + _TIME_FIELDS:
         item = metadata.get(key)
         if item is not None and not isinstance(item, str):
@@ -338,19 +385,3 @@ def check_object_meta(value: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
             raise fail(
                 f"json: cannot unmarshal {json_kind(item)} into Go struct field ObjectMeta.{key} of type []{element}"
             )
-    for key in _TIME_FIELDS:
-        item = metadata.get(key)
-        if isinstance(item, str) and not _RFC3339.match(item):
-            raise fail(f'parsing time "{item}" as "2006-01-02T15:04:05Z07:00": cannot parse "{item}" as "2006"')
-    cleaned: dict[str, Any] = {}
-    for key, item in metadata.items():
-        if key not in _KNOWN_META or item is None:
-            continue
-        if key in _MAP_FIELDS and None in item.values():
-            # A null map value decodes into Go's zero string. A map without one stays the very same
-            # object, so that update validation can tell it was validated when it was stored.
-            item = {k: ("" if v is None else v) for k, v in item.items()}
-        if not item and (key in _INT_FIELDS or isinstance(item, (str, list, dict))):
-            continue  # every ObjectMeta field is omitempty: "", [], {} and 0 are dropped
-        cleaned[key] = item
-    return {**value, "metadata": cleaned}, unknown

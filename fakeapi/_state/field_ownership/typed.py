@@ -305,12 +305,15 @@ def _compare_shape(shape: str, lhs: Any, rhs: Any, atom: Atom, path: Path, out: 
         return _leaf(lhs, rhs, path, out)
     left_map, right_map = left_map or {}, right_map or {}
     for key, item in paused(left_map.items(), len(left_map)):
-        child, _ = _field_atom(map_type, key)
-        _compare(item, right_map.get(key, ABSENT), child, (*path, ("f", key)), out)
-    for key, item in paused(right_map.items(), len(right_map)):
-        if key not in left_map:
+        other = right_map.get(key, ABSENT)
+        if item is not other:
             child, _ = _field_atom(map_type, key)
-            _compare(ABSENT, item, child, (*path, ("f", key)), out)
+            _compare(item, other, child, (*path, ("f", key)), out)
+    if right_map.keys() - left_map.keys():
+        for key, item in paused(right_map.items(), len(right_map)):
+            if key not in left_map:
+                child, _ = _field_atom(map_type, key)
+                _compare(ABSENT, item, child, (*path, ("f", key)), out)
     return False
 
 

@@ -41,19 +41,21 @@ def list_type_errors(obj: dict[str, Any], schema: Schema | None) -> list[field_e
     """``ValidateListSetsAndMaps(nil, schema, obj)``: the duplicate items and keys of the object's lists."""
     if schema is None:
         return []
+    node = compiled(schema)
     errors: list[field_errors.FieldError] = []
-    _walk_object(obj, compiled(schema), "", errors)
+    if node.list_typed:  # a schema without set or map lists has nothing to report
+        _walk_object(obj, node, "", errors)
     return errors
 
 
 def _walk_object(obj: dict[str, Any], node: Node, path: str, errors: list[field_errors.FieldError]) -> None:
-    if node.extra is not None:
+    if node.extra is not None and node.extra.list_typed:
         for key, value in paused(obj.items(), len(obj)):
             _walk(value, node.extra, field_errors.key(path, key), errors)
     if node.properties:
         for key, value in paused(obj.items(), len(obj)):
             prop = node.properties.get(key)
-            if prop is not None:
+            if prop is not None and prop.list_typed:
                 _walk(value, prop, field_errors.child(path, key), errors)
 
 
@@ -70,7 +72,7 @@ def _walk_list(items: list[Any], node: Node, path: str, errors: list[field_error
         errors.extend(field_errors.duplicate(field_errors.index(path, i), items[i]) for i in _repeated(items))
     elif list_type == "map":
         errors.extend(_map_errors(items, node.raw, path))
-    if node.items is not None:
+    if node.items is not None and node.items.list_typed:
         for position, item in paused(enumerate(items), len(items)):
             _walk(item, node.items, field_errors.index(path, position), errors)
 

@@ -6,7 +6,7 @@ same happens here: :func:`compiled` turns a schema into a tree of :class:`Node` 
 each node carries facts about its subtree that let the algorithms skip what cannot change. A subtree with no
 ``default`` is never walked by defaulting, one without ``x-kubernetes-embedded-resource`` never by the
 ObjectMeta coercion, a ``x-kubernetes-preserve-unknown-fields`` subtree with nothing declared below it never
-by pruning.
+by pruning, one without a ``set`` or ``map`` list never by the list-type checks.
 
 A schema is known by the identity of its mapping, so it must not be changed in place once it has been used: a
 changed copy is a new schema, a changed original goes unnoticed. The cache holds the schemas it has seen, so an
@@ -44,6 +44,7 @@ class Node:
         "embeds",
         "extra",
         "items",
+        "list_typed",
         "nullable",
         "preserve",
         "properties",
@@ -68,6 +69,7 @@ class Node:
     drops_nulls: bool
     defaults: bool
     embeds: bool
+    list_typed: bool
     validation: Any
 
     def __init__(self, raw: Schema, memo: dict[int, Node]) -> None:
@@ -106,6 +108,9 @@ class Node:
         )
         self.defaults = any(node.default is not None or node.defaults for node in children)
         self.embeds = self.embedded or any(node.embeds for node in children)
+        self.list_typed = self.raw.get("x-kubernetes-list-type") in ("set", "map") or any(
+            node.list_typed for node in children
+        )
 
 
 def _child(value: Any, memo: dict[int, Node]) -> Node | None:

@@ -232,6 +232,8 @@ def _is_multiple(value: float, factor: float) -> bool:
 
 def _go_equal(left: Any, right: Any) -> bool:
     """``reflect.DeepEqual`` of decoded JSON: an int64 never equals a float64, nor a bool a number."""
+    if left is right:
+        return True  # a subtree the write left alone (JSON holds no NaN, the one value unequal to itself)
     if type(left) is not type(right) and not (isinstance(left, float) and isinstance(right, float)):
         return False
     if isinstance(left, list):

@@ -96,8 +96,14 @@ def _byte_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
 def _matches(pattern: str, value: str) -> bool:
-    return re.fullmatch(pattern, value) is not None
+    compiled = _compiled.get(pattern)
+    if compiled is None:
+        compiled = _compiled[pattern] = re.compile(pattern)
+    return compiled.fullmatch(value) is not None
 
 
 def is_dns1123_label(value: str) -> list[str]:
