@@ -334,9 +334,9 @@ def _plainly_typed(metadata: dict[str, Any]) -> bool:
             continue
         if type(item) is not expected:
             return False
-        if expected is dict and not all(type(entry) is str for entry in item.values()):
+        if isinstance(item, dict) and not all(type(entry) is str for entry in item.values()):
             return False
-        if key == "finalizers" and not all(type(entry) is str for entry in item):
+        if isinstance(item, list) and key == "finalizers" and not all(type(entry) is str for entry in item):
             return False
     return True
 
