@@ -68,7 +68,7 @@ class FlowClassifier:
         self._store = store
         self._flow_schemas = builtin_type(GROUP, "v1", "FlowSchema")
         self._priority_levels = builtin_type(GROUP, "v1", "PriorityLevelConfiguration")
-        self._revision = -1
+        self._revision: tuple[int, int] = (-1, -1)
         self._buckets: tuple[dict[Any, Any], dict[Any, Any]] = ({}, {})
         self._seen: tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]] = ((), ())
         self._sequence: tuple[_Schema, ...] = ()
@@ -95,8 +95,13 @@ class FlowClassifier:
         schema_bucket = store.bucket(self._flow_schemas)
         level_bucket = store.bucket(self._priority_levels)
         seen_schema_bucket, seen_level_bucket = self._buckets
+        # Neither resource written since the last look (nor the store restored): the sequence stands.
+        changed_at = store.changed_at
+        revision = max(
+            changed_at.get(self._flow_schemas.storage_key, 0), changed_at.get(self._priority_levels.storage_key, 0)
+        )
         if (
-            store.revision == self._revision
+            (store.epoch, revision) == self._revision
             and schema_bucket is seen_schema_bucket
             and level_bucket is seen_level_bucket
         ):
@@ -107,7 +112,7 @@ class FlowClassifier:
             self._sequence = _sequence(schemas, levels)
             self._seen = (schemas, levels)
             self._answers = {}
-        self._revision = store.revision
+        self._revision = (store.epoch, revision)
         self._buckets = (schema_bucket, level_bucket)
         return self._sequence
 

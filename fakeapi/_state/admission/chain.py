@@ -24,7 +24,6 @@ from fakeapi._state.admission.matching import exempt
 from fakeapi._state.admission.plugins import MUTATING_WEBHOOK, VALIDATING_POLICY, VALIDATING_WEBHOOK
 from fakeapi._state.admission.policies import BINDINGS, POLICIES, CompiledPolicy, PolicyHook, policy_hooks
 from fakeapi._state.admission.policy_validating import dispatch
-from fakeapi._state.objects import metadata_of
 from fakeapi._state.storeview import StoreView
 
 __all__ = ["AdmissionChain"]
@@ -51,16 +50,18 @@ class AdmissionChain:
         return str(uuid.UUID(int=self._random.getrandbits(128), version=1))
 
     def _contents(self, plural: str) -> object:
-        """What identifies the stored configurations of ``plural``: their bucket, keys and resourceVersions.
+        """What identifies the stored configurations of ``plural``: the store's epoch, the revision of their
+        last write, and their bucket.
 
         It changes when one of them is written or the store restored, and not when anything else is
-        written, so a write with no admission configurations in play does not read them again.
+        written, so a write with no admission configurations in play does not read them again (nor
+        walk them to find out).
         """
         rtype = self.store.registry.resolve("admissionregistration.k8s.io", "v1", plural)
         if rtype is None:
             return None
-        bucket = self.store.bucket(rtype)
-        return (id(bucket), tuple((key, metadata_of(obj).get("resourceVersion")) for key, obj in bucket.items()))
+        store = self.store
+        return (store.epoch, store.changed_at.get(rtype.storage_key, 0), id(store.bucket(rtype)))
 
     def _webhooks(self, plural: str) -> list[Webhook]:
         """The webhooks in force, read again only when a configuration was written (or the store restored)."""
