@@ -33,14 +33,16 @@ import concurrent.futures
 import datetime
 import json
 import selectors
+import signal
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from scenarios import _replica_threads as replica_threads
+from scenarios._replica_template import renew_after_fork
 
 __all__ = ["ControlChannel", "VirtualClockLoop", "install_wall_clock"]
 
@@ -100,18 +102,50 @@ class LazyImports:
         return sorted(found)
 
 
+class Template(Protocol):
+    """A template process's part (:mod:`scenarios._replica_template`): where its start-up ends."""
+
+    def serve(self, loop: VirtualClockLoop) -> dict[str, Any]:
+        """Fork on every order; returns only in a child, with its order."""
+
+    def child(self, order: dict[str, Any]) -> ControlChannel:
+        """In the child: its own log and control channel."""
+
+
 class _WaitingSelector(selectors.BaseSelector):
     """The loop's selector, which never lets real time pass: it blocks only when the loop waits on
-    the outside world, and then first tells the engine so."""
+    the outside world, and then first tells the engine so (or, in a template, forks there)."""
 
-    def __init__(self, loop: VirtualClockLoop, inner: selectors.BaseSelector, channel: ControlChannel) -> None:
+    def __init__(
+        self,
+        loop: VirtualClockLoop,
+        inner: selectors.BaseSelector,
+        channel: ControlChannel | None,
+        template: Template | None,
+    ) -> None:
         self._loop = loop
         self._inner = inner
-        self._channel = channel
         self._settles: list[int] = []
         self._advanced = False
         self._imports = LazyImports()
-        inner.register(channel.socket, selectors.EVENT_READ, _CONTROL)
+        self._template = template
+        if channel is not None:
+            self._attach(channel)
+
+    def _attach(self, channel: ControlChannel) -> None:
+        self._channel = channel
+        self._inner.register(channel.socket, selectors.EVENT_READ, _CONTROL)
+
+    def _fork_here(self, template: Template) -> None:
+        """The template's start-up ends here: from now on this is a child, with a run's order."""
+        order = template.serve(self._loop)
+        loop = self._loop
+        asyncio.events._set_running_loop(loop)  # asyncio takes a loop as running in the process that ran it only
+        self._inner = renew_after_fork(loop, self._inner, _CONTROL)
+        loop._make_self_pipe()  # type: ignore[attr-defined]
+        if getattr(loop, "_signal_handlers", None):
+            signal.set_wakeup_fd(loop._csock.fileno())  # type: ignore[attr-defined]
+        self._attach(template.child(order))
 
     def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         return self._inner.register(fileobj, events, data)
@@ -134,6 +168,9 @@ class _WaitingSelector(selectors.BaseSelector):
             return events
         while True:
             if self._loop.threads_busy <= replica_threads.job_threads_waiting():
+                if self._template is not None:
+                    template, self._template = self._template, None
+                    self._fork_here(template)
                 self._answer_settles()
             events = self._poll(None)
             if events or self._take_advance():
@@ -179,12 +216,12 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     flight, since a loop whose thread is at work is not waiting, unless the thread waits on the
     server (:mod:`scenarios._replica_threads`)."""
 
-    def __init__(self, channel: ControlChannel, start: float) -> None:
+    def __init__(self, channel: ControlChannel | None, start: float, template: Template | None = None) -> None:
         inner = selectors.DefaultSelector()
         self._now = start
         self.threads_busy = 0
         self._doors = asyncio.Event()
-        super().__init__(_WaitingSelector(self, inner, channel))
+        super().__init__(_WaitingSelector(self, inner, channel, template))
 
     def open_doors(self) -> None:
         """From now on connections may be opened (the engine's ``go``), by executor threads too."""
@@ -197,6 +234,12 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         spot are the same from the first request on."""
         await self._doors.wait()
         return await super().create_connection(*args, **kwargs)
+
+    async def sock_connect(self, sock: socket.socket, address: Any) -> None:
+        """aiohttp connects its socket itself (``aiohappyeyeballs``) before it hands it to
+        ``create_connection``: that connect waits for ``go`` too, so no connection exists before it."""
+        await self._doors.wait()
+        await super().sock_connect(sock, address)
 
     def time(self) -> float:
         return self._now

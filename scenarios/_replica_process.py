@@ -11,6 +11,11 @@ apiserver carries), with its own kubeconfig (whose token names it), ``POD_ID`` s
 Deployment's downward API would, stdout and stderr to its own log file, and the virtual clock of
 :mod:`scenarios._replica_clock`. It then runs kopf's own command line, ``kopf run`` with the
 operator's options (minus the paths and modules, already loaded), on that loop.
+
+A replica that starts at time 0 (every run's first incarnation, and a restart while the clock has
+not moved) is forked from its name's template instead (:mod:`scenarios._replica_template`): a
+child of this launcher that ran the same start-up once and forks where it ends. A template that
+cannot serve says so once, and that name's replicas are forked from here as before.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from scenarios import _deferred_trust as deferred_trust
+from scenarios import _replica_template as replica_template
 from scenarios import _replica_threads as replica_threads
 
 __all__ = ["main"]
@@ -36,9 +42,11 @@ _CLIENT_MODULES = ("kubernetes.config.kube_config", "kubernetes_asyncio.config.k
 
 
 class _Effects:
-    """Where wrapped functions report their calls: the running replica's control channel."""
+    """Where wrapped functions report their calls: the running replica's control channel (none in a
+    template, which then cannot serve: its children would not report what it declared)."""
 
     channel: Any = None
+    unreported = False
 
 
 def _wrap(function: Callable[..., Any], name: str, key: str) -> Callable[..., Any]:
@@ -50,6 +58,8 @@ def _wrap(function: Callable[..., Any], name: str, key: str) -> Callable[..., An
         value = key.format(*args, **bound.arguments) if key else ""
         if _Effects.channel is not None:
             _Effects.channel.send({"effect": name, "key": value})
+        else:
+            _Effects.unreported = True
 
     if inspect.iscoroutinefunction(function):
 
@@ -76,32 +86,67 @@ def _install_call_effects(effects: list[dict[str, str]]) -> None:
         setattr(module, attribute, _wrap(original, effect["name"], effect.get("key", "")))
 
 
-def _child(spec: dict[str, Any], order: dict[str, Any]) -> None:
-    """The replica's life: never returns (the process exits when kopf does)."""
+def _redirect_output(log_path: str) -> None:
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+
+
+class _ForkedFromTemplate:
+    """The template's side of the launcher's orders, and what its children take for their own."""
+
+    def __init__(self, spec: dict[str, Any], pipes: replica_template.TemplateChannel) -> None:
+        self._spec = spec
+        self._pipes = pipes
+
+    def serve(self, loop: Any) -> dict[str, Any]:
+        if _Effects.unreported:
+            self._pipes.refuse("the operator declared an effect during its start-up")
+        return self._pipes.serve(loop)
+
+    def child(self, order: dict[str, Any]) -> Any:
+        from scenarios._replica_clock import ControlChannel
+
+        replica_template.copy_log(self._pipes.log, order["log"])
+        _redirect_output(order["log"])
+        channel = ControlChannel(self._spec["control"], {"hello": order["order"], "pid": os.getpid()})
+        _Effects.channel = channel
+        return channel
+
+
+def _child(
+    spec: dict[str, Any], order: dict[str, Any], template: replica_template.TemplateChannel | None = None
+) -> None:
+    """The replica's life (or its template's): never returns (the process exits when kopf does)."""
     from kopf import cli
 
     from scenarios._replica_activity import label_requests
     from scenarios._replica_clock import ControlChannel, VirtualClockLoop, install_wall_clock
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    _Templates.close_inherited(keep=template)
     stdin = os.open(os.devnull, os.O_RDONLY)
     os.dup2(stdin, 0)
     os.close(stdin)
-    log = os.open(order["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
+    _redirect_output(order["log"] if template is None else template.log)
     os.environ["KUBECONFIG"] = order["kubeconfig"]
     os.environ["POD_ID"] = order["name"]
     for module_name in _CLIENT_MODULES:
         module = sys.modules.get(module_name)
         if module is not None:
             module.KUBE_CONFIG_DEFAULT_LOCATION = order["kubeconfig"]  # type: ignore[attr-defined]
-    channel = ControlChannel(spec["control"], {"hello": order["order"], "pid": os.getpid()})
+    channel = None
+    if template is None:
+        channel = ControlChannel(spec["control"], {"hello": order["order"], "pid": os.getpid()})
     _Effects.channel = channel
     install_wall_clock(spec["epoch"], spec["origin"])
     label_requests()
-    loop = VirtualClockLoop(channel, start=spec["origin"] + float(order["elapsed"]))
+    loop = VirtualClockLoop(
+        channel,
+        start=spec["origin"] + float(order["elapsed"]),
+        template=None if template is None else _ForkedFromTemplate(spec, template),
+    )
     replica_threads.install(loop, spec["server"])
     asyncio.set_event_loop(loop)
     code = 0
@@ -132,6 +177,73 @@ def _preload(names: list[str]) -> None:
     gc.freeze()
 
 
+class _Templates:
+    """The launcher's templates, one per replica name (None: it refused, fork fresh replicas)."""
+
+    by_name: ClassVar[dict[str, tuple[int, int] | None]] = {}
+    """name -> (the pipe orders go down, the pipe answers come up)."""
+
+    @classmethod
+    def close_inherited(cls, keep: replica_template.TemplateChannel | None) -> None:
+        """A forked process holds no other template's pipes: a template sees its orders end (and
+        exits) when the launcher goes, not when the last process that inherited them does."""
+        for pipes in cls.by_name.values():
+            if pipes is not None:
+                for fd in pipes:
+                    if keep is None or not keep.owns(fd):
+                        os.close(fd)
+        cls.by_name = {}
+
+    @classmethod
+    def fork(cls, spec: dict[str, Any], order: dict[str, Any]) -> int | None:
+        """The pid of a replica forked from ``order``'s template (started on first use), or None."""
+        name = order["name"]
+        if name not in cls.by_name:
+            cls.by_name[name] = cls._start(spec, order)
+        pipes = cls.by_name[name]
+        if pipes is None:
+            return None
+        orders, answers = pipes
+        try:
+            os.write(orders, json.dumps(order).encode() + b"\n")
+            answer = replica_template.read_answer(answers)
+        except OSError:  # the template is gone
+            answer = {}
+        if "pid" not in answer:
+            cls._give_up(name, answer)
+            return None
+        return int(answer["pid"])
+
+    @classmethod
+    def _start(cls, spec: dict[str, Any], order: dict[str, Any]) -> tuple[int, int] | None:
+        orders_read, orders_write = os.pipe()
+        answers_read, answers_write = os.pipe()
+        log = os.path.join(os.path.dirname(order["log"]), f"{order['name']}.template.log")
+        pid = os.fork()
+        if pid == 0:
+            os.close(orders_write)
+            os.close(answers_read)
+            _child(spec, {**order, "elapsed": 0.0}, replica_template.TemplateChannel(orders_read, answers_write, log))
+        os.close(orders_read)
+        os.close(answers_write)
+        answer = replica_template.read_answer(answers_read)
+        if "ready" not in answer:
+            cls.by_name[order["name"]] = (orders_write, answers_read)
+            cls._give_up(order["name"], answer)
+            return None
+        return orders_write, answers_read
+
+    @classmethod
+    def _give_up(cls, name: str, answer: dict[str, Any]) -> None:
+        pipes = cls.by_name.get(name)
+        if pipes is not None:
+            for fd in pipes:
+                os.close(fd)
+        cls.by_name[name] = None
+        reason = answer.get("refused", "it ended before it could serve")
+        print(f"replica {name}: forked fresh from now on, its template cannot serve: {reason}", file=sys.stderr)
+
+
 def main(argv: list[str]) -> None:
     spec = json.loads(argv[0])
     from kopf._cogs.helpers import loaders
@@ -153,10 +265,12 @@ def main(argv: list[str]) -> None:
         order = json.loads(line)
         if order.get("preload"):
             _preload(order["preload"])
-        pid = os.fork()
-        if pid == 0:
-            _child(spec, order)
-        print(json.dumps({"pid": pid}), flush=True)
+        forked = _Templates.fork(spec, order) if float(order["elapsed"]) == 0.0 else None
+        if forked is None:
+            forked = os.fork()
+            if forked == 0:
+                _child(spec, order)
+        print(json.dumps({"pid": forked}), flush=True)
 
 
 if __name__ == "__main__":
