@@ -21,6 +21,7 @@ cannot serve says so once, and that name's replicas are forked from here as befo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import gc
 import importlib
@@ -226,10 +227,16 @@ class _Templates:
             _child(spec, {**order, "elapsed": 0.0}, replica_template.TemplateChannel(orders_read, answers_write, log))
         os.close(orders_read)
         os.close(answers_write)
-        answer = replica_template.read_answer(answers_read)
+        # A start-up that never waits would hang a fresh replica too; the engine reports that one
+        # as stuck, so a template that takes as long is dropped and the replica forked fresh.
+        answer = replica_template.read_answer(answers_read, timeout=float(spec["start_timeout"]))
         if "ready" not in answer:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
             cls.by_name[order["name"]] = (orders_write, answers_read)
-            cls._give_up(order["name"], answer)
+            cls._give_up(
+                order["name"], answer or {"refused": "it ended, or its start-up did not end within the start timeout"}
+            )
             return None
         return orders_write, answers_read
 

@@ -36,11 +36,13 @@ import gc
 import json
 import os
 import queue
+import select
 import selectors
 import signal
 import socket
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -97,11 +99,16 @@ class TemplateChannel:
             os._exit(0)
 
 
-def read_answer(answers: int) -> dict[str, Any]:
-    """The template's next answer line ({} if it ended): read byte by byte up to the newline, so
-    nothing of a later answer is taken from the pipe."""
+def read_answer(answers: int, timeout: float | None = None) -> dict[str, Any]:
+    """The template's next answer line ({} if it ended, or said nothing within ``timeout``
+    seconds): read byte by byte up to the newline, so nothing of a later answer is taken."""
     line = b""
+    deadline = None if timeout is None else time.monotonic() + timeout
     while not line.endswith(b"\n"):
+        if deadline is not None:
+            ready, _, _ = select.select([answers], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return {}
         chunk = os.read(answers, 1)
         if not chunk:
             return {}

@@ -177,6 +177,7 @@ class ReplicaPool:
             "paths": list(self.operator.paths),
             "modules": list(self.operator.modules),
             "options": list(self.operator.options),
+            "start_timeout": self.timeout,
             "effects": [
                 {"name": effect.name, "function": effect.function, "key": effect.key}
                 for effect in self.operator.call_effects

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scenarios import CallEffect, Operator, exactly_once, scenario
-from scenarios._engine import Engine
+from scenarios._engine import Engine, EngineStuck
 from scenarios._model import RunRecord, Scenario
 from scenarios._schedules import Replay
 from scenarios.builtin._jobs import job, job_crd
@@ -20,10 +20,12 @@ pytest.importorskip("kopf")
 OPERATOR = str(Path(__file__).parent / "operators" / "startup_marks.py")
 
 
-def marking(marks: Path, *, replicas: int = 1, effect_at_startup: bool = False) -> Scenario:
+def marking(marks: Path, *, replicas: int = 1, effect_at_startup: bool = False, never_ends: bool = False) -> Scenario:
     environment = {"STARTUP_MARKS": str(marks)}
     if effect_at_startup:
         environment["EFFECT_AT_STARTUP"] = "1"
+    if never_ends:
+        environment["STARTUP_NEVER_ENDS"] = "1"
     operator = Operator(
         (OPERATOR, "--standalone", "-A"),
         replicas=replicas,
@@ -39,11 +41,11 @@ def marking(marks: Path, *, replicas: int = 1, effect_at_startup: bool = False) 
     )
 
 
-def runs_of(target: Scenario, runs: int) -> tuple[list[RunRecord], str, list[str]]:
+def runs_of(target: Scenario, runs: int, settle_timeout: float = 30.0) -> tuple[list[RunRecord], str, list[str]]:
     """The runs' records, the launcher's log, and every replica log's text in order of its start."""
 
     async def body() -> tuple[list[RunRecord], str, list[str]]:
-        engine = Engine(target)
+        engine = Engine(target, settle_timeout=settle_timeout)
         await engine.start()
         try:
             records = [await engine.run(Replay([])) for _ in range(runs)]
@@ -88,3 +90,24 @@ def test_a_template_whose_start_up_declares_an_effect_refuses_and_replicas_start
     for record in records:
         assert not record.errors
         assert sorted(effect.key for effect in record.effects) == ["default/job-1", "default/start-up"]
+
+
+def test_a_start_up_that_never_ends_is_reported_stuck_as_without_templates(tmp_path: Path) -> None:
+    """The template gives up after the start timeout, the replica is forked fresh, and that one is
+    reported stuck in its start-up, naming it: what a start-up that never waits got before."""
+    target = marking(tmp_path / "marks", never_ends=True)
+
+    async def body() -> str:
+        engine = Engine(target, settle_timeout=2.0)
+        try:
+            with pytest.raises(EngineStuck, match="replica replica-1 did not finish its start-up within 2 s"):
+                await engine.start()
+                await engine.run(Replay([]))
+            assert engine.pool is not None
+            return (engine.pool.workdir / "launcher.log").read_text()
+        finally:
+            await engine.stop()
+
+    launcher = asyncio.run(body())
+    assert "replica replica-1: forked fresh from now on" in launcher
+    assert "its start-up did not end within the start timeout" in launcher
