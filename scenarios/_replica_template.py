@@ -7,25 +7,28 @@ the operator, its options, the replica's name, kubeconfig and environment, and t
 start, none of which changes between runs of one exploration. So the launcher
 (:mod:`scenarios._replica_process`) starts one template process per replica name, which runs that
 start-up once, and then forks it at that point for each run instead of forking a fresh replica
-that runs it again: what ``kopf run`` costs before its first request (about two thirds of a
-replica's CPU in a schedule, BENCHMARKS.md) is paid once per exploration instead of once per run.
+that runs it again: what ``kopf run`` costs before its first request (about half of what plain kopf
+uses in a run of the seed operator, a third or more of the replicas' CPU per schedule,
+BENCHMARKS.md) is paid once per exploration instead of once per run.
 
-The fork point is where the loop's selector would first block with no executor job in flight. There
-the template makes itself fork-safe once: executor threads (kopf runs its sync start-up handlers
-and logins in them) are shut down and their pools emptied, so the process has one thread and the
-pools start new threads on demand; its heap is frozen for the collector as the launcher's is. If
-a thread is still alive then, or a job waits on the server (a start-up handler that calls the API
-waits for ``go`` inside its thread, which a fork would lose), the template says it cannot serve and
-exits; the launcher forks fresh replicas for that name, as before.
+The fork point is where the loop's selector would first block with no executor job in flight.
+There the template makes itself fork-safe once: executor threads (kopf runs its sync start-up
+handlers and logins in them) are shut down and their pools emptied, so the process has one thread
+and the pools start new threads on demand; its heap is frozen for the collector as the launcher's
+is. The template says it cannot serve, and exits, if a thread is still alive then, if a job waits
+on the server (a start-up handler that calls the API waits for ``go`` inside its thread, which a
+fork would lose), if a socket is connected or bound, or if the operator declared an effect during
+start-up (no child could report it); the launcher also drops a template whose start-up has not
+ended within the settle timeout. That name's replicas are then forked fresh, as before.
 
 A child of the template takes what a process cannot share with its parent: a new epoll selector
-with the same registrations, a new self-pipe for the loop (and the signal wake-up fd on it), its own
-log (the template's start-up lines copied in first) and its own control socket, whose hello names
-its order. A socket made and not yet connected at the fork point (aiohttp makes its socket, then
-connects it, and the connect waits for ``go``) is the same kernel object in the template and all
-its children, so each child puts a fresh one of the same kind on the same descriptor; a socket
-that is connected or bound makes the template refuse. From there it is any replica: it answers the engine's first ``settle`` at once. Its
-CPU clock starts at the fork, so the CPU a replica reports leaves out the start-up the template ran.
+with the same registrations, a new self-pipe for the loop (and the signal wake-up fd on it), its
+own log (the template's start-up lines copied in first) and its own control socket, whose hello
+names its order. A socket made and not yet connected at the fork point (aiohttp makes its socket,
+then connects it, and the connect waits for ``go``) is the same kernel object in the template and
+all its children, so each child puts a fresh one of the same kind on the same descriptor. From
+there it is any replica: it answers the engine's first ``settle`` at once. Its CPU clock starts at
+the fork, so the CPU a replica reports leaves out the start-up the template ran.
 """
 
 from __future__ import annotations
