@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime
+import http.client
 import json
 import math
 import os
@@ -28,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -420,6 +422,43 @@ class ServerProcess:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+class ApiConnection:
+    """One keep-alive HTTP/1.1 connection to a server; every answer is read whole, anything but a 2xx
+    raises, and a JSON answer is returned decoded ({} for an empty one)."""
+
+    def __init__(self, url: str, timeout: float = 600) -> None:
+        parts = urlsplit(url)
+        self._connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+
+    def request(self, method: str, path: str, body: bytes | None = None, content_type: str = "") -> Any:
+        headers = {"Content-Type": content_type} if content_type else {}
+        self._connection.request(method, path, body=body, headers=headers)
+        response = self._connection.getresponse()
+        data = response.read()
+        if response.status // 100 != 2:
+            raise RuntimeError(f"{method} {path}: {response.status} {data[:300]!r}")
+        return json.loads(data) if data else {}
+
+    def send(self, method: str, path: str, document: Any, content_type: str = "application/json") -> Any:
+        """``document`` as JSON."""
+        return self.request(method, path, json.dumps(document).encode(), content_type)
+
+    def wait_served(self, path: str, timeout: float) -> None:
+        """Until a GET of ``path`` succeeds (a new CRD's resource is served a moment after its creation)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.request("GET", path)
+                return
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def close(self) -> None:
+        self._connection.close()
 
 
 def fakeapi_command(*extra: str) -> list[str]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import http.client
 import json
 import os
 import signal
@@ -34,12 +33,11 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from _common import FAKEAPI_READY, ServerProcess, fakeapi_command  # noqa: E402
+from _common import FAKEAPI_READY, ApiConnection, ServerProcess, fakeapi_command  # noqa: E402
 
 from scenarios import CallEffect, Operator, exactly_once, scenario  # noqa: E402
 from scenarios._engine import Engine  # noqa: E402
@@ -141,38 +139,13 @@ COMPLETED = "example.com/completed-by"
 ALONE_TIMEOUT = 60.0
 
 
-class _Api:
-    """One keep-alive connection to the server; JSON in, JSON out, any status above 299 an error."""
-
-    def __init__(self, url: str) -> None:
-        parts = urlsplit(url)
-        self._connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=60)
-
-    def call(self, method: str, path: str, body: Any = None, content_type: str = "application/json") -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        self._connection.request(method, path, body=data, headers={"Content-Type": content_type})
-        response = self._connection.getresponse()
-        answer = response.read()
-        if response.status > 299:
-            raise RuntimeError(f"{method} {path}: {response.status} {answer[:300]!r}")
-        return json.loads(answer) if answer else None
-
-
 def _kopf_alone(operator: str, replicas: int, runs: int) -> tuple[list[float], list[float]]:
     """Per run, the CPU seconds of ``replicas`` plain kopf processes on one job: at their first watch
     (summed), and in all (summed, once the job was claimed and the server saw no write for 0.25 s)."""
     with ServerProcess(fakeapi_command(), FAKEAPI_READY) as server, tempfile.TemporaryDirectory() as folder:
-        api = _Api(server.url)
-        api.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", job_crd())
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                api.call("GET", JOBS)
-                break
-            except RuntimeError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+        api = ApiConnection(server.url, timeout=60)
+        api.send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", job_crd())
+        api.wait_served(JOBS, timeout=30)
         kubeconfig = Path(folder) / "kubeconfig"
         kubeconfig.write_text(
             json.dumps(
@@ -206,13 +179,13 @@ def _kopf_alone(operator: str, replicas: int, runs: int) -> tuple[list[float], l
         return figures["started"], figures["total"]
 
 
-def _settled(api: _Api, path: str, quiet: float) -> None:
+def _settled(api: ApiConnection, path: str, quiet: float) -> None:
     """Wait until the job is claimed and no write changed it for ``quiet`` seconds (real time: plain
     kopf has no engine to say it waits)."""
     deadline = time.monotonic() + ALONE_TIMEOUT
     last, since = "", time.monotonic()
     while time.monotonic() < deadline:
-        found = api.call("GET", path)["metadata"]
+        found = api.request("GET", path)["metadata"]
         version = found["resourceVersion"] if COMPLETED in (found.get("annotations") or {}) else ""
         if version != last:
             last, since = version, time.monotonic()
@@ -250,12 +223,12 @@ def _alone_launcher(spec: dict[str, Any]) -> None:
     deferred_trust.install()
     gc.collect()
     gc.freeze()
-    api = _Api(spec["server"])
+    api = ApiConnection(spec["server"], timeout=60)
     started: list[float] = []
     totals: list[float] = []
     for run in range(spec["runs"]):
         name = f"job-{run}"
-        api.call("POST", JOBS, job(name, {"payload": "a<b", "done": False}))
+        api.send("POST", JOBS, job(name, {"payload": "a<b", "done": False}))
         children: list[tuple[int, int]] = []
         for replica in range(1, spec["replicas"] + 1):
             readable, writable = os.pipe()
@@ -273,7 +246,7 @@ def _alone_launcher(spec: dict[str, Any]) -> None:
                     os._exit(1)
             os.close(writable)
             children.append((pid, readable))
-        api.call("PATCH", f"{JOBS}/{name}", {"spec": {"done": True}}, "application/merge-patch+json")
+        api.send("PATCH", f"{JOBS}/{name}", {"spec": {"done": True}}, "application/merge-patch+json")
         _settled(api, f"{JOBS}/{name}", quiet=0.25)
         first = total = 0.0
         for pid, readable in children:
@@ -284,7 +257,7 @@ def _alone_launcher(spec: dict[str, Any]) -> None:
             total += usage.ru_utime + usage.ru_stime
         started.append(first)
         totals.append(total)
-        api.call("DELETE", f"{JOBS}/{name}")
+        api.request("DELETE", f"{JOBS}/{name}")
     print(json.dumps({"started": started, "total": totals}))
 
 

@@ -19,7 +19,6 @@ one version count the same within a fraction of a percent.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import re
 import shutil
@@ -27,11 +26,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from _common import (
     FAKEAPI_READY,
     JSON_PATCH,
+    ApiConnection,
     ServerProcess,
     collection_path,
     crd_manifest,
@@ -61,45 +60,12 @@ def instructions(pid: int) -> int:
     return sum(int(count.replace(",", "")) for count in counts)
 
 
-class Connection:
-    """One keep-alive HTTP/1.1 connection; every answer is read whole and its status checked."""
-
-    def __init__(self, url: str) -> None:
-        parts = urlsplit(url)
-        self._connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=600)
-
-    def request(self, method: str, path: str, body: bytes | None = None, content_type: str = "") -> dict:
-        headers = {"Content-Type": content_type} if content_type else {}
-        self._connection.request(method, path, body=body, headers=headers)
-        response = self._connection.getresponse()
-        data = response.read()
-        if response.status not in (200, 201):
-            raise RuntimeError(f"{method} {path}: {response.status} {data[:300]!r}")
-        return json.loads(data) if data else {}
-
-    def close(self) -> None:
-        self._connection.close()
-
-
-def prepare(connection: Connection) -> tuple[str, str]:
+def prepare(connection: ApiConnection) -> tuple[str, str]:
     """The benchmark CRD and one custom resource; its path and uid."""
-    connection.request(
-        "POST",
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        json.dumps(crd_manifest()).encode(),
-        "application/json",
-    )
-    deadline = time.monotonic() + 600
-    while True:
-        try:
-            connection.request("GET", collection_path())
-            break
-        except RuntimeError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+    connection.send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd_manifest())
+    connection.wait_served(collection_path(), timeout=600)
     body = custom_resource(0, stored=False)
-    created = connection.request("POST", collection_path(), json.dumps(body).encode(), "application/json")
+    created = connection.send("POST", collection_path(), body)
     return f"{collection_path()}/{body['metadata']['name']}", created.get("metadata", {}).get("uid", "")
 
 
@@ -113,7 +79,7 @@ def patch_body(uid: str, counter: int) -> bytes:
 
 
 def measure(server: ServerProcess, *, warmup: int, writes: int) -> float:
-    connection = Connection(server.url)
+    connection = ApiConnection(server.url)
     try:
         path, uid = prepare(connection)
         for counter in range(warmup):

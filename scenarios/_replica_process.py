@@ -166,18 +166,6 @@ def _child(
     os._exit(code)
 
 
-def _preload(names: list[str]) -> None:
-    """Import what earlier replicas imported lazily (scenarios._replica_clock.LazyImports), so
-    the next forks start with it, and keep the new objects out of the collector's sight too."""
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except Exception:  # a replica imported it; if the launcher cannot, the replicas still can
-            continue
-    gc.collect()
-    gc.freeze()
-
-
 class _Templates:
     """The launcher's templates, one per replica name (None: it refused, fork fresh replicas)."""
 
@@ -271,7 +259,7 @@ def main(argv: list[str]) -> None:
     for line in sys.stdin:
         order = json.loads(line)
         if order.get("preload"):
-            _preload(order["preload"])
+            replica_template.preload(order["preload"])
         forked = _Templates.fork(spec, order) if float(order["elapsed"]) == 0.0 else None
         if forked is None:
             forked = os.fork()

@@ -36,6 +36,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import gc
+import importlib
 import json
 import os
 import queue
@@ -51,7 +52,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from scenarios._replica_clock import VirtualClockLoop
 
-__all__ = ["TemplateChannel", "copy_log", "read_answer", "renew_after_fork"]
+__all__ = ["TemplateChannel", "copy_log", "preload", "read_answer", "renew_after_fork"]
 
 
 class TemplateChannel:
@@ -83,7 +84,7 @@ class TemplateChannel:
         for line in self._orders:
             order: dict[str, Any] = json.loads(line)
             if order.get("preload"):
-                _import_all(order["preload"])
+                preload(order["preload"])
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
@@ -123,7 +124,7 @@ def read_answer(answers: int, timeout: float | None = None) -> dict[str, Any]:
 def _make_fork_safe(loop: VirtualClockLoop) -> str | None:
     """Leave the template with its main thread only, or say why it cannot be forked."""
     if loop.threads_busy:
-        return "an executor job waits on the server during start-up"
+        return "an executor job waits on the server or the clock at the end of start-up"
     for found in gc.get_objects():
         if isinstance(found, concurrent.futures.ThreadPoolExecutor):
             _empty_pool(found)
@@ -216,14 +217,17 @@ def _empty_pool(executor: concurrent.futures.ThreadPoolExecutor) -> None:
     executor._shutdown = False
 
 
-def _import_all(names: list[str]) -> None:
-    import importlib
-
+def preload(names: list[str]) -> None:
+    """Import what earlier replicas imported lazily (scenarios._replica_clock.LazyImports), so the
+    next forks start with it (the launcher's and the templates'), and keep the new objects out of
+    the collector's sight too."""
     for name in names:
         try:
             importlib.import_module(name)
-        except Exception:  # a replica imported it; if the template cannot, the replicas still can
+        except Exception:  # a replica imported it; if this process cannot, the replicas still can
             continue
+    gc.collect()
+    gc.freeze()
 
 
 def renew_after_fork(loop: VirtualClockLoop, inner: selectors.BaseSelector, skip: object) -> selectors.BaseSelector:

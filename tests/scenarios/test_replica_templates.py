@@ -74,9 +74,10 @@ def test_start_up_runs_once_per_replica_name_and_every_run_behaves_as_a_fresh_st
         listed = {step.actor for step in record.steps if step.option.verb == "list"}
         assert listed == {"replica-1", "replica-2"}
     assert [step.option.label for step in records[1].steps] == [step.option.label for step in records[2].steps]
-    # Each replica's log starts with the start-up its template ran, as a fresh process's would.
-    assert len(logs) == 6
-    assert all("Activity 'configure' succeeded." in log for log in logs), logs[-1]
+    # Each replica's log starts with the start-up its template ran, as a fresh process's would. The
+    # first six starts are the three runs'; the next run's, prepared ahead, may have begun too.
+    assert len(logs) >= 6
+    assert all("Activity 'configure' succeeded." in log for log in logs[:6]), logs[:6]
 
 
 def test_a_template_whose_start_up_declares_an_effect_refuses_and_replicas_start_fresh(tmp_path: Path) -> None:
