@@ -20,7 +20,8 @@
 # Each function runs in its own bash process (so that errexit applies inside it, which it would not in
 # a subshell started from a conditional); its output goes to ${KUBE_TEST_CMD_LOGS:-<temp>}/FUNCTION.log.
 # One line per function is printed: "PASS FUNCTION" or "FAIL FUNCTION (exit N, log: PATH)".
-# The exit code is 0 when every function passed, 1 otherwise, 2 when the server did not start.
+# The exit code is 0 when every function passed, 1 otherwise, 2 when the server or the set-up around
+# it did not start.
 #
 # Environment: KUBECTL (default: kubectl on PATH), PYTHON (default: python3), FAKEAPI_ARGS (more
 # `fakeapi serve` flags), ALLOW_SKEW (default 1: kubectl's --match-server-version compares the
@@ -196,16 +197,25 @@ export LANG=C
 export SUPPORTED_RESOURCES="*"
 PATH="${KUBE_TEST_CMD_BIN}:${PATH}"
 
+# A set-up step that fails stops the run with exit code 2 and says why: errexit alone would end the
+# script with 1 and nothing printed, as if a function had failed. errexit does not apply inside a
+# command followed by `||`, so the steps of one block are chained with `&&`.
+setup_failed() {
+  echo "the cluster set-up failed (log: ${LOG_DIR}/setup.log):" >&2
+  cat "${LOG_DIR}/setup.log" >&2
+  exit 2
+}
+
 # legacy-script.sh `setup`: the context every kubectl call without flags uses.
 {
-  kubectl config set-credentials test-admin --token admin-token
-  kubectl config set-cluster local --insecure-skip-tls-verify --server "https://127.0.0.1:${SECURE_API_PORT}"
-  kubectl config set-context "${CONTEXT}" --user test-admin --cluster local
-  kubectl config use-context "${CONTEXT}"
-} >"${LOG_DIR}/setup.log" 2>&1
+  kubectl config set-credentials test-admin --token admin-token &&
+    kubectl config set-cluster local --insecure-skip-tls-verify --server "https://127.0.0.1:${SECURE_API_PORT}" &&
+    kubectl config set-context "${CONTEXT}" --user test-admin --cluster local &&
+    kubectl config use-context "${CONTEXT}"
+} >"${LOG_DIR}/setup.log" 2>&1 || setup_failed
 
 # test-cmd.sh `create_node`: the node 127.0.0.1 that stands in for the kubelet it does not run.
-kubectl create -f - >>"${LOG_DIR}/setup.log" 2>&1 <<'__EOF__'
+kubectl create -f - >>"${LOG_DIR}/setup.log" 2>&1 <<'__EOF__' || setup_failed
 {
   "kind": "Node",
   "apiVersion": "v1",
@@ -226,15 +236,19 @@ __EOF__
 # legacy-script.sh `runTests`: "default" must exist and the "kubernetes" Service with it.
 flags=( -s "https://127.0.0.1:${SECURE_API_PORT}" --insecure-skip-tls-verify )
 (
-  cd "${KUBE_ROOT}"
-  if ! kubectl get "${flags[@]}" namespaces | grep -q default; then
-    kubectl create "${flags[@]}" ns default
+  cd "${KUBE_ROOT}" || exit
+  # The list is read whole before grep looks at it: `kubectl get | grep -q` under pipefail fails
+  # whenever grep exits before kubectl's last write (kubectl then dies of SIGPIPE), and the harness
+  # would go on to create a namespace that exists.
+  namespaces_listed="$(kubectl get "${flags[@]}" namespaces -o name)" || exit
+  if ! grep -qx namespace/default <<<"${namespaces_listed}"; then
+    kubectl create "${flags[@]}" ns default || exit
   fi
   if [[ -f hack/testdata/kubernetes-service.yaml ]]; then
     kubectl create "${flags[@]}" -f hack/testdata/kubernetes-service.yaml || true
-    kubectl get "${flags[@]}" -f hack/testdata/kubernetes-service.yaml
+    kubectl get "${flags[@]}" -f hack/testdata/kubernetes-service.yaml || exit
   fi
-) >>"${LOG_DIR}/setup.log" 2>&1
+) >>"${LOG_DIR}/setup.log" 2>&1 || setup_failed
 
 # record_command's canary: a function that fails at its first command must be reported failing.
 if bash "$0" --run-one record_command_canary >"${LOG_DIR}/record_command_canary.log" 2>&1; then

@@ -83,6 +83,20 @@ def test_a_function_that_runs_to_its_end_passes_and_one_whose_command_fails_does
     assert "not reached" not in failing_log
 
 
+def test_a_set_up_step_that_fails_stops_the_run_and_says_why(tmp_path: Path) -> None:
+    root = make_root(tmp_path / "kube")
+    (root / "hack" / "testdata").mkdir()
+    (root / "hack" / "testdata" / "kubernetes-service.yaml").write_text("kind: [Service\n")  # not YAML
+
+    done = run_harness(tmp_path, root, "run_set_up_tests")
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"the cluster set-up failed (log: {tmp_path / 'logs' / 'setup.log'}):\n")
+    assert (tmp_path / "logs" / "setup.log").read_text() in done.stderr
+    assert not (tmp_path / "logs" / "run_set_up_tests.log").exists()
+
+
 def test_a_root_without_the_libraries_is_refused(tmp_path: Path) -> None:
     done = run_harness(tmp_path, tmp_path, "run_set_up_tests")
 
