@@ -12,7 +12,7 @@ import yaml
 from kubernetes_asyncio import client as async_client
 from kubernetes_asyncio import config as async_config
 
-from fakeapi import FakeAPIServer
+from fakeapi import FakeAPIServer, OutcomeRule
 from tests.clients.local import run_kubectl, threaded_server
 
 BOUND_POD = """\
@@ -33,7 +33,9 @@ def bare() -> Iterator[FakeAPIServer]:
 
 @pytest.fixture
 def simulated() -> Iterator[FakeAPIServer]:
-    with threaded_server(controllers="all", real_time=True) as running:
+    # A Job's container would exit 1 s after it started (docs/cluster-defaults.md): under load the pod
+    # could be Succeeded before `kubectl wait` first looks, and never be seen Running.
+    with threaded_server(controllers="all", real_time=True, outcomes=[OutcomeRule("run", image="busybox")]) as running:
         yield running
 
 
