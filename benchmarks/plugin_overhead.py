@@ -30,6 +30,13 @@ many tests) take ``httpserver``, expect the GET and answer it with the bytes of 
 urllib call; they run in the same rounds as the others, and never carry the ``fakeapi`` marker. The
 ratio is of the two "each further test" figures, with and without ``--marker``.
 
+The floor of any fixture built on aiohttp, as fakeapi's is, is a fourth pair of files (``--tests``
+and twice as many): a session fixture starts a bare aiohttp app on a loop in a thread of its own (as
+the fakeapi session server runs) that answers every request with those same bytes, and a
+function-scoped fixture hands each test its URL; each test makes the same GET. What its further test
+costs, as a ratio to pytest-httpserver's, is what fakeapi would cost with no reset and no request
+pipeline at all: a goal below it is below what aiohttp allows.
+
 A difference of two whole runs carries the jitter of two session start-ups (a second of CPU that
 load stretches by a tenth or more), which 300 tests divide only by 300. So each run also measures
 inside itself, through a ``conftest.py`` in the generated folder: the CPU time of the process (all
@@ -117,6 +124,48 @@ def test_{index}(httpserver):
     with urllib.request.urlopen(httpserver.url_for("/api/v1/namespaces/default")) as response:
         response.read()
 """
+BARE_AIOHTTP_HEADER = """\
+import asyncio
+import threading
+import urllib.request
+
+import pytest
+from aiohttp import web
+
+NAMESPACE = {body!r}
+
+
+@pytest.fixture(scope="session")
+def _bare_app():
+    async def answer(request):
+        return web.Response(body=NAMESPACE, content_type="application/json")
+
+    loop = asyncio.new_event_loop()
+    app = web.Application()
+    app.router.add_get("/api/v1/namespaces/default", answer)
+    runner = web.AppRunner(app, access_log=None)
+    loop.run_until_complete(runner.setup())
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    loop.run_until_complete(site.start())
+    url = f"http://127.0.0.1:{{runner.addresses[0][1]}}"
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    yield url
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join()
+    loop.run_until_complete(runner.cleanup())
+
+
+@pytest.fixture
+def bare_app(_bare_app):
+    return _bare_app
+"""
+BARE_AIOHTTP_TEST = """
+
+def test_{index}(bare_app):
+    with urllib.request.urlopen(bare_app + "/api/v1/namespaces/default") as response:
+        response.read()
+"""
 PLAIN_TEST = """
 
 def test_{index}():
@@ -151,9 +200,14 @@ def write_tests(directory: Path, count: int, marker: str, body: bytes) -> dict[t
         httpserver.write_text(
             HTTPSERVER_HEADER.format(body=body) + "".join(HTTPSERVER_TEST.format(index=i) for i in range(size))
         )
+        bare_aiohttp = directory / f"test_bare_aiohttp_{size}.py"
+        bare_aiohttp.write_text(
+            BARE_AIOHTTP_HEADER.format(body=body) + "".join(BARE_AIOHTTP_TEST.format(index=i) for i in range(size))
+        )
         files["fixture", size] = fixture
         files["plain", size] = plain
         files["httpserver", size] = httpserver
+        files["bare aiohttp", size] = bare_aiohttp
     bare = directory / f"test_bare_fixture_{count}.py"
     bare.write_text("import pytest\n" + "".join(BARE_FIXTURE_TEST.format(index=i, marker=mark) for i in range(count)))
     files["bare fixture", count] = bare
@@ -215,6 +269,12 @@ def split(value: Callable[[str, int], float], small: int, arm: str = "fixture") 
     return overhead, marginal, (overhead - marginal) * small
 
 
+def ratio_of(value: Callable[[str, int], float], small: int, arm: str) -> float:
+    """What each further test of ``arm`` costs, as a ratio to pytest-httpserver's."""
+    theirs = split(value, small, "httpserver")[1]
+    return split(value, small, arm)[1] / theirs if theirs > 0 else float("nan")
+
+
 def ms(value: float) -> str:
     return f"{value * 1e3:.2f} ms"
 
@@ -262,7 +322,7 @@ def main() -> None:
     cpu = {key: Stats.of(samples) for key, samples in cpus.items()}
     small = args.tests
     rows = []
-    order = ("plain", "fixture", "bare fixture", "httpserver")
+    order = ("plain", "fixture", "bare fixture", "httpserver", "bare aiohttp")
     for arm, size in sorted(wall, key=lambda key: (order.index(key[0]), key[1])):
         timed, spent = wall[arm, size], cpu[arm, size]
         times = [timed.median, timed.minimum, timed.maximum, spent.median, spent.minimum]
@@ -332,6 +392,18 @@ def main() -> None:
         ["from", "fakeapi, each further test", "pytest-httpserver", "ratio", "goal", "verdict"],
         comparison,
         right=(1, 2, 3),
+    )
+    floor = [
+        [source, ms(split(value, small, "bare aiohttp")[1]), f"{ratio_of(value, small, 'bare aiohttp'):.2f}"]
+        for source, value in sources.items()
+    ]
+    floor_inside = inside["bare aiohttp"].median - inside["plain"].median
+    floor.append(["CPU in the run, medians", ms(floor_inside), f"{floor_inside / theirs:.2f}" if theirs > 0 else "nan"])
+    print_table(["from", "bare aiohttp fixture, each further test", "ratio to pytest-httpserver"], floor, right=(1, 2))
+    print(
+        "the bare aiohttp fixture: a canned answer from an aiohttp app on a loop in its own thread, no reset, no\n"
+        "request pipeline: the floor of a fixture built on aiohttp; a ratio goal below its ratio is below what\n"
+        "aiohttp allows.\n"
     )
     print(
         "each further test of pytest-httpserver: its fixture's clear, the expectation and the same GET, less an\n"
