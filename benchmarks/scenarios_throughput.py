@@ -88,6 +88,7 @@ def _steady(scenario_name: str, variant: str, schedules: int) -> tuple[int, floa
 
 # The job as a completion-claim run stores it (the size of the bodies the floor answers with), and the
 # requests one schedule sends.
+FLOOR_UID = "0d2c6a4e-5b7f-4c1e-9a53-1f4b2a7c9e10"
 FLOOR_JOB = json.dumps(
     {
         "apiVersion": "example.com/v1",
@@ -95,7 +96,7 @@ FLOOR_JOB = json.dumps(
         "metadata": {
             "name": "job-1",
             "namespace": "default",
-            "uid": "0d2c6a4e-5b7f-4c1e-9a53-1f4b2a7c9e10",
+            "uid": FLOOR_UID,
             "resourceVersion": "512",
             "generation": 1,
             "creationTimestamp": "2026-12-08T00:00:00Z",
@@ -108,7 +109,7 @@ FLOOR_JOB = json.dumps(
 ).encode()
 FLOOR_GETS, FLOOR_PATCHES = 5, 3
 FLOOR_CLAIM = [
-    {"op": "test", "path": "/metadata/uid", "value": "0d2c6a4e-5b7f-4c1e-9a53-1f4b2a7c9e10"},
+    {"op": "test", "path": "/metadata/uid", "value": FLOOR_UID},
     {"op": "test", "path": "/metadata/resourceVersion", "value": "512"},
     {"op": "add", "path": "/metadata/annotations/example.com~1completed-by", "value": "replica-a"},
 ]
@@ -226,13 +227,16 @@ def main() -> None:
     )
     parser.add_argument("--steady-schedules", type=int, default=40, help="random schedules for the steady figure")
     parser.add_argument("--steady-only", action="store_true", help="print only the steady-state figures")
-    parser.add_argument("--floor-only", action="store_true", help="print only the client floor and the engine's ratio")
+    parser.add_argument(
+        "--floor-only", action="store_true", help="print only the client floor and the engine's ratio to it"
+    )
     parser.add_argument(
         "--floor-schedules", type=int, default=1000, help="schedules' requests sent for the client floor"
     )
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
-    _print_floor(args.floor_schedules, args.steady_schedules * 5)
+    if not args.steady_only:
+        _print_floor(args.floor_schedules, args.steady_schedules * 5)
     if args.floor_only:
         return
     for target in args.steady or ["pod-outcome-claims/resource-version"]:
